@@ -1,0 +1,299 @@
+//! The conversation log: one stored record per turn (a question and its answer).
+//!
+//! Each turn is its own `chrome.storage.local` item, under a key that starts with [`KEY_PREFIX`] and
+//! holds the time it was asked plus a random nonce. Writers never read-modify-write a shared list, so
+//! two popups (or a popup and the options page) writing at the same moment can never lose each
+//! other's turns; and the time in the key lets retention delete a turn even when its value is
+//! unreadable.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::history::Page;
+use crate::lenient::or_default;
+use crate::period::Period;
+use crate::settings::Retention;
+
+/// Every conversation key starts with this.
+pub const KEY_PREFIX: &str = "log:";
+
+/// Turns kept at most, newest first, whatever the retention: `chrome.storage.local` holds 10 MB and
+/// a turn with 20 results takes about 5 KB, so this stays far below the quota.
+pub const MAX_TURNS: usize = 200;
+
+/// Which engine answered a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Mode {
+    /// Searched on this device with the browser's history search; nothing left the machine.
+    #[default]
+    Local,
+}
+
+/// One question and its answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Turn {
+    /// When the question was asked, in ms since the Unix epoch.
+    #[serde(default, deserialize_with = "or_default")]
+    pub at_ms: i64,
+    /// The question as the user typed it.
+    #[serde(default, deserialize_with = "or_default")]
+    pub question: String,
+    /// The period searched.
+    #[serde(default, deserialize_with = "or_default")]
+    pub period: Period,
+    /// The engine that answered.
+    #[serde(default, deserialize_with = "or_default")]
+    pub mode: Mode,
+    /// The pages found, best first.
+    #[serde(default, deserialize_with = "or_default")]
+    pub results: Vec<Page>,
+    /// What went wrong, when the search failed.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "or_default"
+    )]
+    pub error: Option<String>,
+}
+
+/// A turn with the storage key it lives under.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredTurn {
+    /// The `chrome.storage.local` key (see [`turn_key`]).
+    pub key: String,
+    /// The turn.
+    pub turn: Turn,
+}
+
+/// The key for a turn asked at `at_ms`: `log:<at_ms, 13 digits>:<nonce, 8 hex digits>`. Keys sort
+/// by time as text; the nonce keeps two turns asked in the same millisecond apart.
+pub fn turn_key(at_ms: i64, nonce: u32) -> String {
+    format!("{KEY_PREFIX}{:013}:{nonce:08x}", at_ms.max(0))
+}
+
+/// The time a key was written, if it is a conversation key.
+pub fn key_time_ms(key: &str) -> Option<i64> {
+    let rest = key.strip_prefix(KEY_PREFIX)?;
+    let (time, _nonce) = rest.split_once(':')?;
+    time.parse().ok()
+}
+
+/// The conversation as read from storage, and the housekeeping it needs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadedConversation {
+    /// Turns to show, newest first.
+    pub turns: Vec<StoredTurn>,
+    /// Keys to delete: turns older than the retention, or beyond [`MAX_TURNS`].
+    pub expired: Vec<String>,
+    /// Keys kept but not shown because their value could not be read (perhaps a newer version's).
+    pub unreadable: Vec<String>,
+}
+
+/// Reads the conversation out of every stored `(key, value)` pair (other keys are ignored) and
+/// applies the retention at `now_ms`.
+pub fn load(
+    entries: impl IntoIterator<Item = (String, Value)>,
+    now_ms: i64,
+    retention: Retention,
+) -> LoadedConversation {
+    let cutoff = retention.cutoff_ms(now_ms);
+    let mut loaded = LoadedConversation::default();
+    let mut entries: Vec<(String, i64, Value)> = entries
+        .into_iter()
+        .filter_map(|(key, value)| key_time_ms(&key).map(|at| (key, at, value)))
+        .collect();
+    // Newest first: keys sort by time, then nonce.
+    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    for (key, at_ms, value) in entries {
+        let expired_by_age = cutoff.is_some_and(|cutoff| at_ms < cutoff);
+        if expired_by_age || loaded.turns.len() >= MAX_TURNS {
+            loaded.expired.push(key);
+            continue;
+        }
+        let turn = match value {
+            Value::Object(_) => serde_json::from_value::<Turn>(value).ok(),
+            _ => None,
+        };
+        match turn {
+            Some(turn) => loaded.turns.push(StoredTurn { key, turn }),
+            None => loaded.unreadable.push(key),
+        }
+    }
+    loaded
+}
+
+/// Every conversation key among stored keys: what "Clear conversation" removes.
+pub fn all_keys<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    keys.into_iter()
+        .filter(|key| key_time_ms(key).is_some())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::period::DAY_MS;
+
+    const NOW: i64 = 1_780_000_000_000;
+
+    fn turn(at_ms: i64, question: &str) -> Turn {
+        Turn {
+            at_ms,
+            question: question.to_owned(),
+            period: Period::Week,
+            mode: Mode::Local,
+            results: vec![Page {
+                url: "https://a.example/".into(),
+                title: "A".into(),
+                last_visit_ms: at_ms - 1,
+                visit_count: 2,
+            }],
+            error: None,
+        }
+    }
+
+    fn stored(at_ms: i64, nonce: u32, question: &str) -> (String, Value) {
+        (
+            turn_key(at_ms, nonce),
+            serde_json::to_value(turn(at_ms, question)).unwrap(),
+        )
+    }
+
+    fn questions(loaded: &LoadedConversation) -> Vec<&str> {
+        loaded
+            .turns
+            .iter()
+            .map(|t| t.turn.question.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn keys_carry_time_and_sort_by_it() {
+        assert_eq!(
+            turn_key(1_780_000_000_000, 0xab),
+            "log:1780000000000:000000ab"
+        );
+        assert_eq!(turn_key(5, 1), "log:0000000000005:00000001");
+        assert!(turn_key(999, u32::MAX) < turn_key(1_000, 0));
+        assert_eq!(
+            key_time_ms("log:1780000000000:000000ab"),
+            Some(1_780_000_000_000)
+        );
+        for not_ours in ["settings", "log:", "log:abc:1", "logs:1:2", "index:1"] {
+            assert_eq!(key_time_ms(not_ours), None, "{not_ours}");
+        }
+    }
+
+    #[test]
+    fn turns_round_trip_in_the_documented_shape() {
+        let value = serde_json::to_value(turn(NOW, "recursive cte")).unwrap();
+        assert_eq!(
+            value,
+            json!({"atMs": NOW, "question": "recursive cte", "period": "7d", "mode": "local",
+                   "results": [{"url": "https://a.example/", "title": "A", "lastVisitMs": NOW - 1, "visitCount": 2}]})
+        );
+        assert_eq!(
+            serde_json::from_value::<Turn>(value).unwrap(),
+            turn(NOW, "recursive cte")
+        );
+    }
+
+    #[test]
+    fn loads_newest_first_and_ignores_other_keys() {
+        let loaded = load(
+            [
+                stored(NOW - 3_000, 1, "oldest"),
+                ("settings".into(), json!({"x": 1})),
+                stored(NOW - 1_000, 7, "newest"),
+                stored(NOW - 2_000, 2, "middle"),
+            ],
+            NOW,
+            Retention::Month,
+        );
+        assert_eq!(questions(&loaded), ["newest", "middle", "oldest"]);
+        assert!(loaded.expired.is_empty() && loaded.unreadable.is_empty());
+    }
+
+    #[test]
+    fn retention_expires_old_turns_even_unreadable_ones() {
+        let old_unreadable = turn_key(NOW - 40 * DAY_MS, 9);
+        let loaded = load(
+            [
+                stored(NOW - 2 * DAY_MS, 1, "two days ago"),
+                stored(NOW - 31 * DAY_MS, 2, "a month ago"),
+                (old_unreadable.clone(), json!("corrupted")),
+            ],
+            NOW,
+            Retention::Month,
+        );
+        assert_eq!(questions(&loaded), ["two days ago"]);
+        assert_eq!(
+            loaded.expired,
+            [turn_key(NOW - 31 * DAY_MS, 2), old_unreadable]
+        );
+
+        let day = load(
+            [stored(NOW - 2 * DAY_MS, 1, "two days ago")],
+            NOW,
+            Retention::Day,
+        );
+        assert!(day.turns.is_empty());
+        let forever = load(
+            [stored(NOW - 4_000 * DAY_MS, 1, "long ago")],
+            NOW,
+            Retention::Forever,
+        );
+        assert_eq!(questions(&forever), ["long ago"]);
+    }
+
+    #[test]
+    fn unreadable_recent_turns_are_kept_but_not_shown() {
+        let key = turn_key(NOW - 1_000, 3);
+        let loaded = load(
+            [
+                (key.clone(), json!(["not", "a", "turn"])),
+                stored(NOW, 1, "fine"),
+            ],
+            NOW,
+            Retention::Month,
+        );
+        assert_eq!(questions(&loaded), ["fine"]);
+        assert_eq!(loaded.unreadable, [key]);
+        assert!(loaded.expired.is_empty());
+    }
+
+    #[test]
+    fn turns_from_other_versions_load_with_defaults() {
+        let key = turn_key(NOW, 1);
+        let value = json!({"atMs": NOW, "question": "q", "period": "1y", "mode": "someNewMode", "results": "bad", "extra": true});
+        let loaded = load([(key, value)], NOW, Retention::Month);
+        let turn = &loaded.turns[0].turn;
+        assert_eq!(
+            (turn.question.as_str(), turn.period, turn.mode),
+            ("q", Period::Week, Mode::Local)
+        );
+        assert!(turn.results.is_empty());
+    }
+
+    #[test]
+    fn keeps_at_most_max_turns() {
+        let entries = (0..MAX_TURNS as i64 + 5).map(|i| stored(NOW - i, 0, &format!("q{i}")));
+        let loaded = load(entries, NOW, Retention::Forever);
+        assert_eq!(loaded.turns.len(), MAX_TURNS);
+        assert_eq!(loaded.turns[0].turn.question, "q0");
+        assert_eq!(loaded.expired.len(), 5);
+        assert_eq!(loaded.expired[0], turn_key(NOW - MAX_TURNS as i64, 0));
+    }
+
+    #[test]
+    fn all_keys_picks_only_conversation_keys() {
+        let a = turn_key(1, 1);
+        let keys = ["settings", a.as_str(), "log:oops"];
+        assert_eq!(all_keys(keys), vec![a.clone()]);
+    }
+}

@@ -1,0 +1,176 @@
+//! What the UI prints: readable URLs and relative times.
+
+use url::Url;
+
+use crate::period::{DAY_MS, HOUR_MS};
+
+/// Longest readable URL, in characters, before it is cut with an ellipsis.
+pub const READABLE_URL_MAX_CHARS: usize = 80;
+
+/// A URL as a person reads it: host without `www.` and in Unicode, then the path and query,
+/// percent-decoded where that gives valid UTF-8, cut to [`READABLE_URL_MAX_CHARS`].
+///
+/// ```
+/// use history_chat_core::display::readable_url;
+/// assert_eq!(readable_url("https://www.xn--bcher-kva.de/caf%C3%A9"), "bücher.de/café");
+/// ```
+pub fn readable_url(url: &str) -> String {
+    let Ok(parsed) = Url::parse(url) else {
+        return truncate(url, READABLE_URL_MAX_CHARS);
+    };
+    let host = parsed.host_str().unwrap_or_default();
+    let host = host.strip_prefix("www.").unwrap_or(host);
+    let (host, _) = idna::domain_to_unicode(host);
+    let mut rest = parsed.path().to_owned();
+    if let Some(query) = parsed.query() {
+        rest.push('?');
+        rest.push_str(query);
+    }
+    let rest = percent_decode(&rest);
+    let rest = if rest == "/" { "" } else { rest.as_str() };
+    truncate(&format!("{host}{rest}"), READABLE_URL_MAX_CHARS)
+}
+
+/// The title to show: the page's title, or its readable URL when it has none. Control characters
+/// (which some titles carry) are removed; the result is still untrusted text, to render as text.
+pub fn display_title(title: &str, url: &str) -> String {
+    let cleaned: String = title.chars().filter(|c| !c.is_control()).collect();
+    let cleaned = cleaned.trim();
+    if cleaned.is_empty() {
+        readable_url(url)
+    } else {
+        cleaned.to_owned()
+    }
+}
+
+/// "just now", "5 minutes ago", "3 hours ago", "yesterday", "3 days ago", "2 weeks ago",
+/// "4 months ago", "2 years ago". A time in the future (clock skew) reads "just now".
+pub fn relative_time(now_ms: i64, then_ms: i64) -> String {
+    let ago = now_ms.saturating_sub(then_ms).max(0);
+    let plural = |n: i64, unit: &str| {
+        if n == 1 {
+            format!("1 {unit} ago")
+        } else {
+            format!("{n} {unit}s ago")
+        }
+    };
+    match ago {
+        _ if ago < 60_000 => "just now".to_owned(),
+        _ if ago < HOUR_MS => plural(ago / 60_000, "minute"),
+        _ if ago < DAY_MS => plural(ago / HOUR_MS, "hour"),
+        _ if ago < 2 * DAY_MS => "yesterday".to_owned(),
+        _ if ago < 14 * DAY_MS => plural(ago / DAY_MS, "day"),
+        _ if ago < 60 * DAY_MS => plural(ago / (7 * DAY_MS), "week"),
+        _ if ago < 365 * DAY_MS => plural(ago / (30 * DAY_MS), "month"),
+        _ => plural(ago / (365 * DAY_MS), "year"),
+    }
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(hi), Some(lo)) => {
+                out.push((hi * 16 + lo) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
+}
+
+fn truncate(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars.saturating_sub(1)) {
+        Some((cut, _)) if text[cut..].chars().count() > 1 => format!("{}…", &text[..cut]),
+        _ => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readable_urls() {
+        let long_path = format!("https://example.com/{}", "a".repeat(200));
+        let rows: &[(&str, &str)] = &[
+            ("https://www.example.com/", "example.com"),
+            (
+                "https://blog.example.org/posts/recursive-ctes",
+                "blog.example.org/posts/recursive-ctes",
+            ),
+            (
+                "https://example.com/search?q=caf%C3%A9",
+                "example.com/search?q=café",
+            ),
+            ("https://xn--r8jz45g.jp/", "例え.jp"),
+            ("https://example.com/%FF%FE", "example.com/%FF%FE"),
+            ("https://example.com/100%", "example.com/100%"),
+            ("not a url", "not a url"),
+            (
+                long_path.as_str(),
+                &*format!("example.com/{}…", "a".repeat(READABLE_URL_MAX_CHARS - 13)),
+            ),
+        ];
+        for (url, expected) in rows {
+            assert_eq!(readable_url(url), *expected, "readable_url({url:?})");
+        }
+        assert_eq!(
+            readable_url(&long_path).chars().count(),
+            READABLE_URL_MAX_CHARS
+        );
+    }
+
+    #[test]
+    fn titles_fall_back_to_the_url_and_lose_control_characters() {
+        assert_eq!(
+            display_title("  Recursive CTEs  ", "https://a.example/"),
+            "Recursive CTEs"
+        );
+        assert_eq!(display_title("", "https://www.a.example/x"), "a.example/x");
+        assert_eq!(
+            display_title("\u{0}\u{7}\n", "https://a.example/"),
+            "a.example"
+        );
+        assert_eq!(display_title("Tab\there", "https://a.example/"), "Tabhere");
+        assert_eq!(
+            display_title("<b>bold</b>", "https://a.example/"),
+            "<b>bold</b>"
+        );
+    }
+
+    #[test]
+    fn relative_times() {
+        let now = 1_780_000_000_000;
+        let rows: &[(i64, &str)] = &[
+            (-5_000, "just now"),
+            (0, "just now"),
+            (59_000, "just now"),
+            (60_000, "1 minute ago"),
+            (5 * 60_000, "5 minutes ago"),
+            (HOUR_MS, "1 hour ago"),
+            (3 * HOUR_MS, "3 hours ago"),
+            (DAY_MS, "yesterday"),
+            (3 * DAY_MS, "3 days ago"),
+            (10 * DAY_MS, "10 days ago"),
+            (15 * DAY_MS, "2 weeks ago"),
+            (90 * DAY_MS, "3 months ago"),
+            (800 * DAY_MS, "2 years ago"),
+        ];
+        for (ago, expected) in rows {
+            assert_eq!(relative_time(now, now - ago), *expected, "{ago} ms ago");
+        }
+        assert!(relative_time(i64::MAX, i64::MIN).ends_with(" years ago"));
+    }
+}

@@ -1,0 +1,198 @@
+//! History items as the browser gives them, and pages once cleaned and merged.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::clean::clean_url;
+
+/// One entry of `chrome.history.search`'s answer (`HistoryItem`), with the fields we use.
+///
+/// Every field is optional in the browser's API, so every field has a default here: an item without
+/// a URL is simply rejected by [`clean_and_merge`].
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct HistoryItem {
+    /// The URL as stored by the browser.
+    pub url: String,
+    /// The page title, possibly empty. Untrusted text.
+    #[serde(deserialize_with = "null_as_default")]
+    pub title: String,
+    /// Last visit, in milliseconds since the Unix epoch (fractional in Chrome; rounded down here).
+    #[serde(rename = "lastVisitTime", deserialize_with = "ms_from_number")]
+    pub last_visit_ms: i64,
+    /// How many times the user visited the URL.
+    pub visit_count: u32,
+}
+
+/// A page as we show it: a cleaned URL, with every history entry that cleans to it merged in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Page {
+    /// The cleaned URL (always `http` or `https`; see [`crate::clean`]).
+    pub url: String,
+    /// The title of the most recently visited entry that has one; empty when none has.
+    #[serde(default)]
+    pub title: String,
+    /// The latest visit of any merged entry, in ms since the Unix epoch.
+    #[serde(default)]
+    pub last_visit_ms: i64,
+    /// The visits of all merged entries, summed.
+    #[serde(default)]
+    pub visit_count: u32,
+}
+
+/// Cleans every item and merges those that clean to the same URL.
+///
+/// The merged page keeps the latest visit, the summed visit count and the title of its most recently
+/// visited entry that has a title. Pages come out in the order their first entry came in, so a
+/// browser's "most recent first" order is kept. Rejected items (see [`crate::clean::Rejection`]) are
+/// dropped.
+pub fn clean_and_merge(items: impl IntoIterator<Item = HistoryItem>) -> Vec<Page> {
+    let mut pages: Vec<Page> = Vec::new();
+    // Cleaned URL -> (index in `pages`, last visit of the entry whose title we kept).
+    let mut seen: HashMap<String, (usize, i64)> = HashMap::new();
+    for item in items {
+        let Ok(url) = clean_url(&item.url) else {
+            continue;
+        };
+        let url = String::from(url);
+        let title = item.title.trim();
+        match seen.get_mut(&url) {
+            Some((index, title_visit)) => {
+                let page = &mut pages[*index];
+                page.visit_count = page.visit_count.saturating_add(item.visit_count);
+                page.last_visit_ms = page.last_visit_ms.max(item.last_visit_ms);
+                let newer_title = item.last_visit_ms > *title_visit || page.title.is_empty();
+                if !title.is_empty() && newer_title {
+                    page.title = title.to_owned();
+                    *title_visit = item.last_visit_ms;
+                }
+            }
+            None => {
+                seen.insert(url.clone(), (pages.len(), item.last_visit_ms));
+                pages.push(Page {
+                    url,
+                    title: title.to_owned(),
+                    last_visit_ms: item.last_visit_ms,
+                    visit_count: item.visit_count,
+                });
+            }
+        }
+    }
+    pages
+}
+
+fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+/// JS times are floating-point milliseconds; anything unusable (NaN, null, out of range) becomes 0.
+fn ms_from_number<'de, D>(deserializer: D) -> Result<i64, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let ms = Option::<f64>::deserialize(deserializer)?.unwrap_or(0.0);
+    // `as` saturates and maps NaN to 0, which is what we want for untrusted numbers.
+    Ok(ms.floor() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(url: &str, title: &str, last_visit_ms: i64, visit_count: u32) -> HistoryItem {
+        HistoryItem {
+            url: url.to_owned(),
+            title: title.to_owned(),
+            last_visit_ms,
+            visit_count,
+        }
+    }
+
+    #[test]
+    fn merges_duplicates_keeping_latest_visit_summed_count_and_latest_title() {
+        let pages = clean_and_merge([
+            item(
+                "https://blog.example/ctes?utm_source=tw",
+                "Recursive CTEs (old title)",
+                1_000,
+                2,
+            ),
+            item(
+                "https://blog.example/ctes#comments",
+                "Recursive CTEs: handling cycles",
+                3_000,
+                1,
+            ),
+            item("https://blog.example/ctes?fbclid=abc", "", 5_000, 4),
+            item("https://other.example/", "Other", 2_000, 1),
+        ]);
+        assert_eq!(
+            pages,
+            vec![
+                Page {
+                    url: "https://blog.example/ctes".into(),
+                    title: "Recursive CTEs: handling cycles".into(),
+                    last_visit_ms: 5_000,
+                    visit_count: 7,
+                },
+                Page {
+                    url: "https://other.example/".into(),
+                    title: "Other".into(),
+                    last_visit_ms: 2_000,
+                    visit_count: 1,
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn drops_rejected_items_and_keeps_input_order() {
+        let pages = clean_and_merge([
+            item("https://b.example/", "B", 9, 1),
+            item("chrome://settings", "Settings", 8, 1),
+            item(
+                "https://www.google.com/search?q=b",
+                "b - Google Search",
+                7,
+                1,
+            ),
+            item("", "no url", 6, 1),
+            item("https://a.example/", "A", 5, 1),
+        ]);
+        let urls: Vec<&str> = pages.iter().map(|p| p.url.as_str()).collect();
+        assert_eq!(urls, ["https://b.example/", "https://a.example/"]);
+    }
+
+    #[test]
+    fn visit_counts_saturate_instead_of_overflowing() {
+        let pages = clean_and_merge([
+            item("https://a.example/", "", 1, u32::MAX),
+            item("https://a.example/#x", "", 2, 5),
+        ]);
+        assert_eq!(pages[0].visit_count, u32::MAX);
+    }
+
+    #[test]
+    fn reads_browser_items_with_missing_null_and_fractional_fields() {
+        let items: Vec<HistoryItem> = serde_json::from_str(
+            r#"[
+                {"id":"1","url":"https://a.example/","title":"A","lastVisitTime":1700000000123.789,"visitCount":3,"typedCount":1},
+                {"id":"2","url":"https://b.example/","title":null},
+                {"id":"3","lastVisitTime":null}
+            ]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            items[0],
+            item("https://a.example/", "A", 1_700_000_000_123, 3)
+        );
+        assert_eq!(items[1], item("https://b.example/", "", 0, 0));
+        assert_eq!(items[2], item("", "", 0, 0));
+    }
+}

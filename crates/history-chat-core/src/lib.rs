@@ -1,0 +1,22 @@
+//! The pure logic of History Chat.
+//!
+//! Everything here is plain Rust, tested natively with `cargo test`: no `wasm-bindgen`, `web-sys` or
+//! `js-sys`, no clock and no I/O. The host (the extension's bindings crate, or a test) passes in the
+//! current time, the history items and the stored data, and gets typed values back.
+//!
+//! - [`clean`]: URL normalisation and the exclusion rules (what never reaches the user or a model).
+//! - [`history`]: history items as the browser gives them, and pages once cleaned and merged.
+//! - [`period`]: the search periods ("last 7 days") and their arithmetic.
+//! - [`display`]: readable URLs and relative times for the UI.
+//! - [`settings`]: the user's settings, loaded leniently so older and newer versions can share them.
+//! - [`conversation`]: the conversation log: turns, their storage keys, retention.
+//! - [`search`]: the local search pipeline, written against the [`search::HistorySource`] trait.
+
+pub mod clean;
+pub mod conversation;
+pub mod display;
+pub mod history;
+mod lenient;
+pub mod period;
+pub mod search;
+pub mod settings;

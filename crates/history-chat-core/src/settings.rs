@@ -1,0 +1,197 @@
+//! The user's settings, stored as one JSON object under [`Settings::STORAGE_KEY`] in
+//! `chrome.storage.sync`.
+//!
+//! Several versions of the extension can share one synced store (two computers, one updated first),
+//! so loading never fails: a missing field takes its default, a field with a value this version does
+//! not understand takes its default too, and fields this version does not know are kept in
+//! [`Settings::other`] and written back untouched.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::lenient::or_default;
+use crate::period::{DAY_MS, Period};
+
+/// How long conversation turns are kept. Stored as `1d`, `7d`, `30d`, `90d` or `forever`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Retention {
+    /// One day.
+    #[serde(rename = "1d")]
+    Day,
+    /// One week.
+    #[serde(rename = "7d")]
+    Week,
+    /// Thirty days.
+    #[default]
+    #[serde(rename = "30d")]
+    Month,
+    /// Ninety days.
+    #[serde(rename = "90d")]
+    Quarter,
+    /// Until the user clears the conversation.
+    #[serde(rename = "forever")]
+    Forever,
+}
+
+impl Retention {
+    /// Every choice, shortest first.
+    pub const ALL: [Retention; 5] = [
+        Retention::Day,
+        Retention::Week,
+        Retention::Month,
+        Retention::Quarter,
+        Retention::Forever,
+    ];
+
+    /// Turns asked before this instant are expired; `None` when nothing expires.
+    pub fn cutoff_ms(self, now_ms: i64) -> Option<i64> {
+        let days = match self {
+            Retention::Day => 1,
+            Retention::Week => 7,
+            Retention::Month => 30,
+            Retention::Quarter => 90,
+            Retention::Forever => return None,
+        };
+        Some(now_ms.saturating_sub(days * DAY_MS))
+    }
+
+    /// The stored value (`1d`, `7d`, `30d`, `90d`, `forever`), also the options page's option value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Retention::Day => "1d",
+            Retention::Week => "7d",
+            Retention::Month => "30d",
+            Retention::Quarter => "90d",
+            Retention::Forever => "forever",
+        }
+    }
+
+    /// Parses [`Retention::as_str`]'s values.
+    pub fn parse(value: &str) -> Option<Retention> {
+        Retention::ALL.into_iter().find(|r| r.as_str() == value)
+    }
+
+    /// The options page's label.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Retention::Day => "1 day",
+            Retention::Week => "1 week",
+            Retention::Month => "30 days",
+            Retention::Quarter => "3 months",
+            Retention::Forever => "Until I clear it",
+        }
+    }
+}
+
+/// Everything the user can set.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    /// The period selected when the popup opens.
+    #[serde(default, deserialize_with = "or_default")]
+    pub default_period: Period,
+    /// How long the conversation is kept.
+    #[serde(default, deserialize_with = "or_default")]
+    pub retention: Retention,
+    /// Fields written by other versions of the extension, kept as they are.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl Settings {
+    /// The `chrome.storage.sync` key the settings live under.
+    pub const STORAGE_KEY: &'static str = "settings";
+
+    /// Reads stored settings, whatever they look like: anything that is not an object (nothing
+    /// stored yet, or a corrupted value) gives the defaults.
+    pub fn from_stored(value: Option<Value>) -> Settings {
+        match value {
+            Some(value @ Value::Object(_)) => serde_json::from_value(value).unwrap_or_default(),
+            _ => Settings::default(),
+        }
+    }
+
+    /// The settings as they are stored.
+    pub fn to_stored(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn defaults_are_seven_days_and_thirty_days_retention() {
+        let defaults = Settings::default();
+        assert_eq!(defaults.default_period, Period::Week);
+        assert_eq!(defaults.retention, Retention::Month);
+        assert_eq!(
+            defaults.to_stored(),
+            json!({"defaultPeriod": "7d", "retention": "30d"})
+        );
+    }
+
+    #[test]
+    fn loads_whatever_is_stored() {
+        let month = Settings {
+            default_period: Period::Month,
+            ..Settings::default()
+        };
+        let rows: Vec<(Option<Value>, Settings)> = vec![
+            (None, Settings::default()),
+            (Some(json!(null)), Settings::default()),
+            (Some(json!("garbage")), Settings::default()),
+            (Some(json!([1, 2])), Settings::default()),
+            (Some(json!({})), Settings::default()),
+            (Some(json!({"defaultPeriod": "30d"})), month.clone()),
+            // A value from a newer version this one does not know: that field alone falls back.
+            (
+                Some(json!({"defaultPeriod": "30d", "retention": "365d"})),
+                month.clone(),
+            ),
+            (
+                Some(json!({"defaultPeriod": 42, "retention": "1d"})),
+                Settings {
+                    retention: Retention::Day,
+                    ..Settings::default()
+                },
+            ),
+        ];
+        for (stored, expected) in rows {
+            assert_eq!(
+                Settings::from_stored(stored.clone()),
+                expected,
+                "from_stored({stored:?})"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_fields_from_newer_versions_survive_a_round_trip() {
+        let stored = json!({"defaultPeriod": "24h", "retention": "forever", "aiProvider": "auto", "depth": {"x": 1}});
+        let settings = Settings::from_stored(Some(stored.clone()));
+        assert_eq!(settings.default_period, Period::Day);
+        assert_eq!(settings.retention, Retention::Forever);
+        assert_eq!(settings.to_stored(), stored);
+    }
+
+    #[test]
+    fn every_retention_round_trips_and_has_its_cutoff() {
+        let now = 1_780_000_000_000;
+        for retention in Retention::ALL {
+            assert_eq!(Retention::parse(retention.as_str()), Some(retention));
+            let stored = Settings {
+                retention,
+                ..Settings::default()
+            }
+            .to_stored();
+            assert_eq!(Settings::from_stored(Some(stored)).retention, retention);
+        }
+        assert_eq!(Retention::Day.cutoff_ms(now), Some(now - DAY_MS));
+        assert_eq!(Retention::Quarter.cutoff_ms(now), Some(now - 90 * DAY_MS));
+        assert_eq!(Retention::Forever.cutoff_ms(now), None);
+    }
+}
