@@ -1,0 +1,109 @@
+// Self-test of the e2e harness, against a tiny throwaway MV3 extension generated here (not the
+// real one): proves that seeded history is what chrome.history.search sees (including startTime
+// filtering on past visit times, and 20,000 entries), and that requests made by an extension page
+// AND by the extension's service worker are recorded.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { launchExtension } from './support/launch.mjs';
+import { DAY, demoHistory, largeHistory, TEN_DAYS_AGO_PAGE, CTE_ARTICLE } from './support/fixtures.mjs';
+
+let dist;
+
+before(async () => {
+  dist = await mkdtemp(path.join(tmpdir(), 'history-chat-probe-ext-'));
+  await writeFile(path.join(dist, 'manifest.json'), JSON.stringify({
+    manifest_version: 3,
+    name: 'History Chat harness probe',
+    version: '0.0.1',
+    permissions: ['history', 'storage'],
+    host_permissions: ['http://127.0.0.1/*'],
+    background: { service_worker: 'sw.js', type: 'module' },
+  }));
+  await writeFile(path.join(dist, 'sw.js'), `
+    chrome.runtime.onMessage.addListener((msg, _sender, reply) => {
+      if (msg.kind === 'fetch') { fetch(msg.url).then(r => reply('status ' + r.status), e => reply('error ' + e)); return true; }
+    });`);
+  await writeFile(path.join(dist, 'page.html'), '<!doctype html><meta charset="utf-8"><title>probe</title><script type="module" src="page.js"></script>');
+  await writeFile(path.join(dist, 'page.js'), 'console.log("probe page loaded");');
+});
+
+after(async () => {
+  if (dist) await rm(dist, { recursive: true, force: true });
+});
+
+async function historySearch(page, query) {
+  return page.evaluate((q) => chrome.history.search(q), query);
+}
+
+test('seeded history is visible to chrome.history.search, with visit-time filtering', async () => {
+  const now = Date.now();
+  const ext = await launchExtension({ dist, history: demoHistory(now) });
+  try {
+    const page = await ext.openPage('page.html');
+    const thirty = await historySearch(page, { text: TEN_DAYS_AGO_PAGE.query, startTime: now - 30 * DAY, maxResults: 0 });
+    assert.deepEqual(thirty.map((r) => r.url), [TEN_DAYS_AGO_PAGE.url], 'page visited 10 days ago should be found with startTime 30 days ago');
+    assert.equal(thirty[0].title, TEN_DAYS_AGO_PAGE.title);
+    assert.ok(Math.abs(thirty[0].lastVisitTime - (now - 10 * DAY)) < 2, `lastVisitTime ${thirty[0].lastVisitTime} should be ${now - 10 * DAY}`);
+    const seven = await historySearch(page, { text: TEN_DAYS_AGO_PAGE.query, startTime: now - 7 * DAY, maxResults: 0 });
+    assert.deepEqual(seven, [], 'page visited 10 days ago must not be found with startTime 7 days ago');
+    const cte = await historySearch(page, { text: 'recursive cte', startTime: now - 30 * DAY, maxResults: 0 });
+    for (const raw of CTE_ARTICLE.rawUrls) assert.ok(cte.some((r) => r.url === raw), `raw variant ${raw} should be in history; got ${cte.map((r) => r.url).join(', ')}`);
+    const accents = await historySearch(page, { text: 'cathédrale', startTime: now - 30 * DAY, maxResults: 0 });
+    assert.equal(accents.length, 1, 'accented title should be searchable');
+  } finally {
+    await ext.close();
+  }
+});
+
+test('20,000 seeded entries are all visible', async (t) => {
+  const now = Date.now();
+  const entries = largeHistory(20_000, now);
+  const t0 = Date.now();
+  const ext = await launchExtension({ dist, history: entries });
+  const launchMs = Date.now() - t0;
+  try {
+    const page = await ext.openPage('page.html');
+    const all = await historySearch(page, { text: '', startTime: 0, maxResults: 0 });
+    // Opening page.html in a tab adds that chrome-extension:// page to history too.
+    assert.equal(all.filter((r) => r.url.startsWith('https://')).length, 20_000);
+    t.diagnostic(`seeding 20,000 entries + two launches took ${launchMs} ms`);
+  } finally {
+    await ext.close();
+  }
+});
+
+test('requests from an extension page and from the service worker are both recorded', async () => {
+  const ext = await launchExtension({ dist });
+  try {
+    assert.equal(ext.extensionRequests().length, 0);
+    ext.assertNoNetwork();
+    const page = await ext.openPage('page.html');
+    // From the page.
+    await page.evaluate(() => fetch('http://127.0.0.1:9/from-page').catch(() => 'failed'));
+    // From the service worker (port 9 is closed: the request is still made, then fails).
+    const swResult = await page.evaluate(() => chrome.runtime.sendMessage({ kind: 'fetch', url: 'http://127.0.0.1:9/from-worker' }));
+    assert.match(swResult, /^error|^status/);
+    await page.waitForTimeout(200);
+    const urls = ext.extensionRequests().map((r) => `${r.url} <- ${r.source}`);
+    assert.ok(urls.some((u) => u.startsWith('http://127.0.0.1:9/from-page <- page chrome-extension://')), `page fetch not recorded: ${JSON.stringify(urls)}`);
+    assert.ok(urls.some((u) => u.startsWith('http://127.0.0.1:9/from-worker <- service worker chrome-extension://')), `worker fetch not recorded: ${JSON.stringify(urls)}`);
+    assert.throws(() => ext.assertNoNetwork(), /Expected zero network requests from the extension, got 2/);
+  } finally {
+    await ext.close();
+  }
+});
+
+test('console errors and uncaught errors in extension pages are collected', async () => {
+  const ext = await launchExtension({ dist });
+  try {
+    const page = await ext.openPage('page.html');
+    await page.evaluate(() => { console.error('probe console error'); setTimeout(() => { throw new Error('probe uncaught'); }); });
+    await page.waitForTimeout(200);
+    assert.throws(() => ext.assertNoErrors(), /probe console error[\s\S]*probe uncaught/);
+  } finally {
+    await ext.close();
+  }
+});

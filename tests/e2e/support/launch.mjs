@@ -1,0 +1,231 @@
+// Launch Debian's Chromium with the built extension in a throwaway profile.
+//
+//   const ext = await launchExtension({ history: demoHistory() });
+//   const popup = await ext.openPopup();
+//   ...
+//   ext.assertNoNetwork();      // zero requests from extension pages and its service worker
+//   ext.assertNoErrors();       // no console error / uncaught error in extension pages or worker
+//   await ext.close();
+//
+// History is seeded by writing the profile's `Default/History` SQLite DB while the browser is
+// closed (see seed_history.mjs). Every request that is not to chrome-extension:// is recorded,
+// whether it comes from a page or from the extension's service worker.
+import { chromium } from 'playwright-core';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { seedHistory } from './seed_history.mjs';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const DEFAULT_VIEWPORT = { width: 420, height: 600 };
+
+export function distDir() {
+  return path.resolve(process.env.DIST || path.join(REPO_ROOT, 'dist'));
+}
+
+/** Chrome derives an unpacked extension's id from its manifest `key`: sha256 of the DER key, first 16 bytes, hex digits mapped 0-f -> a-p. */
+export function extensionIdFromKey(keyBase64) {
+  const hex = createHash('sha256').update(Buffer.from(keyBase64, 'base64')).digest('hex').slice(0, 32);
+  return [...hex].map((c) => String.fromCharCode('a'.charCodeAt(0) + parseInt(c, 16))).join('');
+}
+
+/** Fail early with a readable message instead of a 30 s "waiting for serviceworker" timeout. */
+export function checkDist(dist) {
+  const manifestPath = path.join(dist, 'manifest.json');
+  if (!existsSync(manifestPath)) {
+    throw new Error(`No built extension at ${dist} (missing manifest.json). Build it first (scripts/build) or set DIST=...`);
+  }
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  const referenced = [
+    manifest.background?.service_worker,
+    manifest.action?.default_popup,
+    manifest.options_ui?.page ?? manifest.options_page,
+  ].filter(Boolean);
+  const missing = referenced.filter((f) => !existsSync(path.join(dist, f)));
+  if (missing.length) {
+    throw new Error(`The extension at ${dist} is incomplete: manifest.json references missing file(s) ${missing.join(', ')} — Chromium would refuse to load it.`);
+  }
+  return manifest;
+}
+
+function launchOptions(dist, { withExtension, viewport }) {
+  const args = [
+    '--headless=new',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ];
+  if (withExtension) args.push(`--disable-extensions-except=${dist}`, `--load-extension=${dist}`);
+  return {
+    executablePath: CHROMIUM,
+    headless: true,
+    // Playwright passes --disable-extensions by default; it must not when we load ours.
+    ignoreDefaultArgs: withExtension ? ['--disable-extensions'] : [],
+    args,
+    viewport,
+  };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** First run of a fresh profile: Chromium creates `Default/History` with its current schema. */
+async function initProfile(profileDir, dist) {
+  const context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { withExtension: false }));
+  const historyPath = path.join(profileDir, 'Default', 'History');
+  const deadline = Date.now() + 15_000;
+  while (!existsSync(historyPath)) {
+    if (Date.now() > deadline) {
+      await context.close();
+      throw new Error(`Chromium did not create ${historyPath} within 15 s`);
+    }
+    await sleep(100);
+  }
+  await sleep(300); // let the history backend finish creating its tables
+  await context.close();
+  return historyPath;
+}
+
+/**
+ * @param {object} [opts]
+ * @param {Array<{url:string,title?:string,visits:number[]}>} [opts.history] entries to seed (visits: ms since epoch)
+ * @param {string} [opts.dist] unpacked extension dir (default $DIST or <repo>/dist)
+ * @param {{width:number,height:number}} [opts.viewport]
+ */
+export async function launchExtension({ history, dist = distDir(), viewport = DEFAULT_VIEWPORT } = {}) {
+  const manifest = checkDist(dist);
+  const expectedId = manifest.key ? extensionIdFromKey(manifest.key) : null;
+  const profileDir = await mkdtemp(path.join(tmpdir(), 'history-chat-e2e-'));
+  let context;
+  try {
+    if (history) {
+      const historyPath = await initProfile(profileDir, dist);
+      await seedHistory(historyPath, history);
+    }
+    context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { withExtension: true, viewport }));
+  } catch (e) {
+    await rm(profileDir, { recursive: true, force: true });
+    throw e;
+  }
+
+  // --- recording (attached before anything of ours runs) ---
+  const requests = []; // {url, method, resourceType, source}
+  const errors = []; // {source, text}
+  let extensionId = expectedId;
+  const extOrigin = () => `chrome-extension://${extensionId}/`;
+  const isExtUrl = (u) => typeof u === 'string' && extensionId && u.startsWith(extOrigin());
+
+  const sourceOf = (request) => {
+    const sw = request.serviceWorker();
+    if (sw) return `service worker ${sw.url()}`;
+    let frame = null;
+    try { frame = request.frame(); } catch { /* service-worker requests have no frame */ }
+    const pageUrl = frame?.page()?.url() ?? frame?.url() ?? '';
+    return `page ${pageUrl || '(unknown)'}`;
+  };
+  const fromExtension = (source) => source.includes(`chrome-extension://${extensionId}/`);
+
+  context.on('request', (request) => {
+    const url = request.url();
+    if (url.startsWith('chrome-extension://')) return;
+    requests.push({ url, method: request.method(), resourceType: request.resourceType(), source: sourceOf(request) });
+  });
+
+  const watchPage = (page) => {
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && isExtUrl(page.url())) errors.push({ source: `console.error in ${page.url()}`, text: msg.text() });
+    });
+    page.on('pageerror', (err) => {
+      if (isExtUrl(page.url())) errors.push({ source: `uncaught error in ${page.url()}`, text: String(err?.stack || err) });
+    });
+    page.on('crash', () => errors.push({ source: `crash of ${page.url()}`, text: 'page crashed' }));
+  };
+  const watchedWorkers = new WeakSet();
+  const watchWorker = (worker) => {
+    if (watchedWorkers.has(worker)) return;
+    watchedWorkers.add(worker);
+    worker.on('console', (msg) => {
+      if (msg.type() === 'error') errors.push({ source: `console.error in ${worker.url()}`, text: msg.text() });
+    });
+  };
+  context.on('page', watchPage);
+  context.pages().forEach(watchPage);
+  context.on('serviceworker', watchWorker);
+
+  // --- the extension's service worker gives its id ---
+  let worker = context.serviceWorkers().find((w) => w.url().startsWith('chrome-extension://'));
+  if (!worker) {
+    worker = await context
+      .waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith('chrome-extension://'), timeout: 20_000 })
+      .catch(() => null);
+  }
+  if (worker) {
+    watchWorker(worker);
+    const id = new URL(worker.url()).host;
+    if (expectedId && id !== expectedId) {
+      await context.close();
+      throw new Error(`Extension id from the service worker (${id}) differs from the id derived from manifest.key (${expectedId})`);
+    }
+    extensionId = id;
+  } else if (!extensionId) {
+    await context.close();
+    throw new Error(`The extension at ${dist} did not start a service worker within 20 s (and its manifest has no key to derive the id from). Check that it loads: chromium --load-extension=${dist}`);
+  }
+
+  const url = (file) => `chrome-extension://${extensionId}/${file}`;
+
+  const ext = {
+    context,
+    extensionId,
+    profileDir,
+    dist,
+    requests,
+    errors,
+    url,
+    get serviceWorker() {
+      return context.serviceWorkers().find((w) => w.url().startsWith(extOrigin())) ?? null;
+    },
+    /** Open an extension page in a new tab; resolves after `load`. */
+    async openPage(file, { waitUntil = 'load' } = {}) {
+      const page = await context.newPage();
+      await page.goto(url(file), { waitUntil });
+      return page;
+    },
+    openPopup(opts) {
+      return ext.openPage('popup.html', opts);
+    },
+    openOptions(opts) {
+      return ext.openPage('options.html', opts);
+    },
+    /** Requests (not to chrome-extension://) made by the extension's pages or its worker. */
+    extensionRequests() {
+      return requests.filter((r) => fromExtension(r.source));
+    },
+    assertNoNetwork() {
+      const made = ext.extensionRequests();
+      if (made.length) {
+        const list = made.map((r) => `  ${r.method} ${r.url} (${r.resourceType}, from ${r.source})`).join('\n');
+        throw new Error(`Expected zero network requests from the extension, got ${made.length}:\n${list}`);
+      }
+    },
+    assertNoErrors({ ignore = [] } = {}) {
+      const left = errors.filter((e) => !ignore.some((re) => re.test(e.text)));
+      if (left.length) {
+        const list = left.map((e) => `  ${e.source}: ${e.text}`).join('\n');
+        throw new Error(`Expected no console errors / uncaught errors in the extension, got ${left.length}:\n${list}`);
+      }
+    },
+    async close() {
+      await context.close().catch(() => {});
+      await rm(profileDir, { recursive: true, force: true }).catch(() => {});
+    },
+  };
+  return ext;
+}
