@@ -125,6 +125,15 @@ pub fn clean_url(raw: &str) -> Result<Url, Rejection> {
     Ok(url)
 }
 
+/// Whether a link may be opened: only `http` and `https` URLs with a host, whatever a stored log or
+/// a model says. Everything we show passed [`clean_url`], so this is a second, independent check at
+/// the moment of opening.
+pub fn is_openable(url: &str) -> bool {
+    Url::parse(url).is_ok_and(|url| {
+        matches!(url.scheme(), "http" | "https") && url.host_str().is_some_and(|h| !h.is_empty())
+    })
+}
+
 /// The query's `name=value` pieces that are not tracking parameters, sorted by name, then by the
 /// whole piece (so `a=2&a=1` and `a=1&a=2` are the same page once cleaned).
 fn kept_query_pieces(query: &str) -> Vec<&str> {

@@ -217,3 +217,23 @@ fn very_long_urls_are_cleaned_without_loss() {
     let expected = format!("https://example.com/{path}?a=1&z={value}");
     check(&[(input.as_str(), Ok(expected.as_str()))]);
 }
+
+#[test]
+fn only_web_pages_are_openable() {
+    let rows = [
+        ("https://example.com/a", true),
+        ("http://example.com/", true),
+        ("HTTPS://EXAMPLE.COM", true),
+        ("javascript:alert(1)", false),
+        ("JavaScript:alert(1)", false),
+        ("data:text/html,x", false),
+        ("chrome://settings", false),
+        ("file:///etc/passwd", false),
+        ("view-source:https://example.com", false),
+        ("//example.com/a", false),
+        ("", false),
+    ];
+    for (url, expected) in rows {
+        assert_eq!(is_openable(url), expected, "is_openable({url:?})");
+    }
+}

@@ -1,0 +1,17 @@
+// Loads the pages' wasm module and mounts one page. If the module cannot start, the page says so
+// in words instead of staying blank.
+import init, * as pages from './pkg/history_chat_popup.js';
+
+export async function mount(entry) {
+  try {
+    await init({ module_or_path: new URL('./pkg/history_chat_popup_bg.wasm', import.meta.url) });
+    pages[entry]();
+  } catch (error) {
+    const message = document.createElement('p');
+    message.setAttribute('role', 'alert');
+    message.className = 'fatal';
+    message.textContent = `History Chat could not start (${error}). Reload the extension from chrome://extensions, or reinstall it.`;
+    document.body.append(message);
+    throw error;
+  }
+}

@@ -1,0 +1,3 @@
+import { mount } from './mount.js';
+
+mount('mount_options');

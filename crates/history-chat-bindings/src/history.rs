@@ -1,0 +1,34 @@
+//! `chrome.history`, as the core's [`HistorySource`].
+
+use history_chat_core::history::HistoryItem;
+use history_chat_core::search::{HistoryQuery, HistorySource};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::ChromeError;
+use crate::js_json::{from_js, to_js};
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "history"], js_name = search)]
+    fn history_search(query: &JsValue) -> Result<js_sys::Promise, JsValue>;
+}
+
+const SEARCH: &str = "chrome.history.search";
+
+/// The browser's history (`chrome.history`; needs the `history` permission).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ChromeHistory;
+
+impl HistorySource for ChromeHistory {
+    type Error = ChromeError;
+
+    async fn search(&self, query: &HistoryQuery) -> Result<Vec<HistoryItem>, ChromeError> {
+        let promise =
+            history_search(&to_js(SEARCH, query)?).map_err(|e| ChromeError::failed(SEARCH, e))?;
+        let items = JsFuture::from(promise)
+            .await
+            .map_err(|e| ChromeError::failed(SEARCH, e))?;
+        from_js(SEARCH, &items)
+    }
+}

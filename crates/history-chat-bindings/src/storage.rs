@@ -1,0 +1,105 @@
+//! `chrome.storage`: settings in `sync`, the conversation in `local`.
+
+use history_chat_core::conversation::{self, LoadedConversation, Turn};
+use history_chat_core::settings::Settings;
+use serde_json::{Map, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::ChromeError;
+use crate::js_json::{from_js, to_js};
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "sync"], js_name = get)]
+    fn sync_get(keys: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "sync"], js_name = set)]
+    fn sync_set(items: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = get)]
+    fn local_get(keys: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = set)]
+    fn local_set(items: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = remove)]
+    fn local_remove(keys: &JsValue) -> Result<js_sys::Promise, JsValue>;
+}
+
+const SYNC_GET: &str = "chrome.storage.sync.get";
+const SYNC_SET: &str = "chrome.storage.sync.set";
+const LOCAL_GET: &str = "chrome.storage.local.get";
+const LOCAL_SET: &str = "chrome.storage.local.set";
+const LOCAL_REMOVE: &str = "chrome.storage.local.remove";
+
+/// Calls a `chrome.*` function that returns a promise, and waits for it.
+async fn call(
+    api: &'static str,
+    function: fn(&JsValue) -> Result<js_sys::Promise, JsValue>,
+    argument: &JsValue,
+) -> Result<JsValue, ChromeError> {
+    let promise = function(argument).map_err(|e| ChromeError::failed(api, e))?;
+    JsFuture::from(promise)
+        .await
+        .map_err(|e| ChromeError::failed(api, e))
+}
+
+/// The stored settings; defaults for anything missing or unreadable (see [`Settings::from_stored`]).
+pub async fn load_settings() -> Result<Settings, ChromeError> {
+    let key = JsValue::from_str(Settings::STORAGE_KEY);
+    let items: Map<String, Value> = from_js(SYNC_GET, &call(SYNC_GET, sync_get, &key).await?)?;
+    Ok(Settings::from_stored(
+        items.get(Settings::STORAGE_KEY).cloned(),
+    ))
+}
+
+/// Stores the settings, fields from other versions included.
+pub async fn save_settings(settings: &Settings) -> Result<(), ChromeError> {
+    let items = Map::from_iter([(Settings::STORAGE_KEY.to_owned(), settings.to_stored())]);
+    call(SYNC_SET, sync_set, &to_js(SYNC_SET, &items)?)
+        .await
+        .map(drop)
+}
+
+/// Every item of `chrome.storage.local`.
+async fn local_items() -> Result<Map<String, Value>, ChromeError> {
+    from_js(
+        LOCAL_GET,
+        &call(LOCAL_GET, local_get, &JsValue::NULL).await?,
+    )
+}
+
+/// The conversation, newest first, with the retention applied: expired turns are deleted from
+/// storage before this returns (a failed delete is reported, the turns are still not shown).
+pub async fn load_conversation(
+    now_ms: i64,
+    settings: &Settings,
+) -> Result<LoadedConversation, ChromeError> {
+    let loaded = conversation::load(local_items().await?, now_ms, settings.retention);
+    if !loaded.expired.is_empty() {
+        remove_local(&loaded.expired).await?;
+    }
+    Ok(loaded)
+}
+
+/// Stores one turn under its own key.
+pub async fn save_turn(key: &str, turn: &Turn) -> Result<(), ChromeError> {
+    let value = serde_json::to_value(turn).map_err(|error| ChromeError::Unreadable {
+        api: LOCAL_SET,
+        message: error.to_string(),
+    })?;
+    let items = Map::from_iter([(key.to_owned(), value)]);
+    call(LOCAL_SET, local_set, &to_js(LOCAL_SET, &items)?)
+        .await
+        .map(drop)
+}
+
+/// Deletes every turn of the conversation, including turns written since it was loaded.
+pub async fn clear_conversation() -> Result<(), ChromeError> {
+    let items = local_items().await?;
+    let keys = conversation::all_keys(items.keys().map(String::as_str));
+    remove_local(&keys).await
+}
+
+async fn remove_local(keys: &[String]) -> Result<(), ChromeError> {
+    call(LOCAL_REMOVE, local_remove, &to_js(LOCAL_REMOVE, &keys)?)
+        .await
+        .map(drop)
+}

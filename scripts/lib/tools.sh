@@ -1,0 +1,55 @@
+# Shared by the scripts: installs, once, what building and testing need on a fresh machine of this
+# kind (Debian, rustup, node/npm). Each step is skipped when already done.
+# Source it; it defines functions and sets ROOT.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# Tools built from source are kept outside the checkout so fresh clones on this machine reuse them.
+TOOLS_DIR=${HISTORY_CHAT_TOOLS:-$HOME/.cache/history-chat/tools}
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+ensure_wasm_target() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    log "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+}
+
+# The wasm-bindgen CLI must be exactly the version of the wasm-bindgen crate in Cargo.lock.
+wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
+}
+
+ensure_wasm_bindgen() {
+  local version
+  version=$(wasm_bindgen_version)
+  [ -n "$version" ] || { echo "no wasm-bindgen in Cargo.lock" >&2; return 1; }
+  WASM_BINDGEN="$TOOLS_DIR/wasm-bindgen-$version/bin/wasm-bindgen"
+  if [ ! -x "$WASM_BINDGEN" ]; then
+    log "installing wasm-bindgen-cli $version (a few minutes, once)"
+    # Not --locked: one of the CLI's locked dependency versions is missing from the registry here.
+    cargo install wasm-bindgen-cli --version "$version" --root "$TOOLS_DIR/wasm-bindgen-$version"
+  fi
+  export WASM_BINDGEN
+}
+
+# npm packages from the lockfile: binaryen's wasm-opt (Debian's wasm-opt corrupts wasm-bindgen's
+# externref table) and playwright-core for the browser tests.
+ensure_node_modules() {
+  if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/node_modules/playwright-core" ] \
+     || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
+    log "installing npm packages from package-lock.json"
+    (cd "$ROOT" && npm ci --no-audit --no-fund)
+  fi
+}
+
+# Debian's Chromium and ChromeDriver, for the end-to-end tests and the demo.
+ensure_chromium() {
+  if [ ! -x /usr/bin/chromium ]; then
+    log "installing Debian's chromium"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+}
