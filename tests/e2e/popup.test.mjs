@@ -1,0 +1,206 @@
+// The popup against a realistic seeded history, in local mode (no API key).
+// One browser for the file; tests run in order and each reads only the turns it created.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchExtension } from './support/launch.mjs';
+import { DAY, CTE_ARTICLE, EXCLUDED, TEN_DAYS_AGO_PAGE, demoHistory, isExcludedHref } from './support/fixtures.mjs';
+import {
+  SEL, alertText, ask, assertFound, assertNotFound, describeTurn, hrefs, logEntries, openPopup,
+  openPopupMeasured, readTurns, statusText, waitForAnswer, waitForTurns,
+} from './support/popup.mjs';
+
+let ext;
+const now = Date.now();
+
+before(async () => {
+  ext = await launchExtension({ history: demoHistory(now) });
+});
+
+after(async () => {
+  await ext?.close();
+});
+
+test('the popup loads with no console error, search box focused, controls present', async (t) => {
+  const { page, readyMs } = await openPopupMeasured(ext);
+  t.diagnostic(`popup usable (navigation start -> search box focused) in ${readyMs} ms`);
+  const focused = await page.evaluate((sel) => document.activeElement === document.querySelector(sel), SEL.search);
+  assert.ok(focused, 'the search box should have focus on open');
+  assert.equal(await page.locator(SEL.period).inputValue(), '7d', 'the period should start at the default setting, 7d');
+  const options = await page.locator(SEL.period).locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent.trim()]));
+  assert.deepEqual(options, [['24h', 'Last 24 hours'], ['7d', 'Last 7 days'], ['30d', 'Last 30 days'], ['90d', 'Last 3 months']]);
+  assert.equal(await page.getByRole('button', { name: 'Clear conversation', exact: true }).count(), 1, 'one "Clear conversation" button');
+  const optionsControls = (await page.getByRole('button', { name: 'Options', exact: true }).count()) + (await page.getByRole('link', { name: 'Options', exact: true }).count());
+  assert.equal(optionsControls, 1, 'one link or button named "Options"');
+  assert.equal(await page.locator(SEL.conversation).count(), 1, `one ${SEL.conversation}`);
+  await page.waitForTimeout(300); // let late errors (wasm init, storage reads) surface
+  assert.equal(await alertText(page), '', 'no alert on open');
+  ext.assertNoErrors();
+  await page.close();
+});
+
+test('a search finds the right pages', async () => {
+  const page = await openPopup(ext);
+  const cte = await ask(page, 'recursive cte', { period: '7d' });
+  assertFound(cte, CTE_ARTICLE.cleanUrl, 'the recursive CTE article');
+  const r = cte.results.find((x) => x.href === CTE_ARTICLE.cleanUrl);
+  assert.equal(r.title, CTE_ARTICLE.title);
+  assert.ok(r.url && r.url.includes('blog.pgdev.io'), `span.url should show a readable URL, got ${JSON.stringify(r.url)}`);
+  assert.ok(r.time && /ago|yesterday|today/i.test(r.time), `<time> should read like "3 days ago", got ${JSON.stringify(r.time)}`);
+  const status = await statusText(page);
+  assert.match(status, new RegExp(`\\b${cte.results.length}\\b`), `role=status should announce the count (${cte.results.length}), got ${JSON.stringify(status)}`);
+
+  const mdn = await ask(page, 'flatMap');
+  assert.deepEqual(hrefs(mdn), ['https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Global_Objects/Array/flatMap'], describeTurn(mdn));
+
+  const fr = await ask(page, 'crêpes');
+  assertFound(fr, 'https://www.marmiton.org/recettes/recette_pate-a-crepes-facile_12372.aspx', 'the crêpes recipe (accented query)');
+
+  const untitled = await ask(page, 'untitled');
+  const u = untitled.results.find((x) => x.href === 'https://example.org/untitled-notes');
+  assert.ok(u, `the untitled page should be found by its URL: ${describeTurn(untitled)}`);
+  assert.ok(u.title && u.title.includes('example.org/untitled-notes'), `a page without title shows its URL as title, got ${JSON.stringify(u.title)}`);
+
+  const none = await ask(page, 'zanzibar');
+  assert.equal(none.hasList, false, 'no result list when nothing matches');
+  assert.ok(none.notice && none.notice.includes('zanzibar'), `a notice naming the question, got ${JSON.stringify(none.notice)}`);
+  assert.equal(await alertText(page), '', 'no result is not an error');
+  ext.assertNoErrors();
+  await page.close();
+});
+
+test('the same article seen with tracking parameters and fragments appears once, with the cleaned URL', async () => {
+  const page = await openPopup(ext);
+  const turn = await ask(page, 'recursive cte', { period: '30d' });
+  const onPage = turn.results.filter((r) => r.href.includes('recursive-ctes-handling-cycles'));
+  assert.deepEqual(onPage.map((r) => r.href), [CTE_ARTICLE.cleanUrl], `expected the article once, cleaned; ${describeTurn(turn)}`);
+  for (const r of turn.results) {
+    assert.doesNotMatch(r.href, /[?&](utm_[a-z]+|fbclid|gclid)=|#/, `result href still has tracking parameters or a fragment: ${r.href}`);
+  }
+  await page.close();
+});
+
+test('Google search pages, chrome:// and other non-web schemes never appear', async () => {
+  const page = await openPopup(ext);
+  const turns = [
+    await ask(page, 'recursive cte', { period: '90d' }),
+    await ask(page, 'recette', { period: '90d' }),
+    await ask(page, 'settings', { period: '90d' }),
+    await ask(page, '', { period: '24h' }), // most recent pages: the excluded rows are the newest visits
+    await ask(page, '', { period: '90d' }),
+  ];
+  for (const turn of turns) {
+    const bad = turn.results.filter((r) => isExcludedHref(r.href));
+    assert.deepEqual(bad, [], `excluded pages shown for ${describeTurn(turn)}`);
+    for (const e of EXCLUDED) assertNotFound(turn, e.url);
+  }
+  assert.ok(turns[3].results.length > 0, `an empty question over 24h lists recent pages: ${describeTurn(turns[3])}`);
+  ext.assertNoErrors();
+  await page.close();
+});
+
+test('a page visited 10 days ago is found with "30 days" and not with "7 days"', async () => {
+  const page = await openPopup(ext);
+  const month = await ask(page, TEN_DAYS_AGO_PAGE.query, { period: '30d' });
+  assert.deepEqual(hrefs(month), [TEN_DAYS_AGO_PAGE.url], describeTurn(month));
+  assert.match(month.results[0].time ?? '', /10 days ago|1 week ago|last week/i, 'time of a visit 10 days ago');
+  const week = await ask(page, TEN_DAYS_AGO_PAGE.query, { period: '7d' });
+  assert.equal(week.results.length, 0, `not within 7 days: ${describeTurn(week)}`);
+  assert.ok(week.notice, 'a notice explains there is nothing in the last 7 days');
+  assert.ok(week.notice.includes(TEN_DAYS_AGO_PAGE.query), `notice should name the question: ${JSON.stringify(week.notice)}`);
+  assert.match(week.notice, /7 days/, `notice should name the period: ${JSON.stringify(week.notice)}`);
+  await page.close();
+});
+
+test('keyboard: ArrowDown from the search box moves to the first result, then the next', async () => {
+  const page = await openPopup(ext);
+  const turn = await ask(page, '', { period: '30d' });
+  assert.ok(turn.results.length >= 2, `need at least two results: ${describeTurn(turn)}`);
+  const links = page.locator(`${SEL.turn} >> nth=0`).locator('li a');
+  await page.locator(SEL.search).focus();
+  await page.keyboard.press('ArrowDown');
+  const focusedHref = () => page.evaluate(() => document.activeElement?.getAttribute('href') ?? document.activeElement?.outerHTML.slice(0, 120));
+  assert.equal(await focusedHref(), await links.nth(0).getAttribute('href'), 'ArrowDown from the search box focuses the first result link');
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await focusedHref(), await links.nth(1).getAttribute('href'), 'a second ArrowDown focuses the second result link');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await focusedHref(), await links.nth(0).getAttribute('href'), 'ArrowUp goes back to the first result link');
+  await page.close();
+});
+
+test('the conversation is still there after the popup is closed and reopened', async () => {
+  const page = await openPopup(ext);
+  const asked = await ask(page, 'dijkstra', { period: '30d' });
+  assertFound(asked, 'https://en.wikipedia.org/wiki/Dijkstra%27s_algorithm');
+  await page.close();
+  const again = await openPopup(ext);
+  await waitForTurns(again, 1);
+  const turns = await readTurns(again);
+  assert.ok(turns.length > 0, 'the reopened popup shows the conversation');
+  assert.equal(turns[0].question, 'dijkstra', `newest turn first; questions: ${JSON.stringify(turns.map((t) => t.question))}`);
+  assert.deepEqual(hrefs(turns[0]), hrefs(asked), 'the same answer is shown after reopening');
+  await again.close();
+});
+
+test('two popups writing at once never lose an entry', async () => {
+  const [a, b] = [await openPopup(ext), await openPopup(ext)];
+  const beforeA = await a.locator(SEL.turn).count();
+  const beforeB = await b.locator(SEL.turn).count();
+  await a.locator(SEL.search).fill('framework laptop');
+  await b.locator(SEL.search).fill('undersea cable');
+  await Promise.all([a.locator(SEL.search).press('Enter'), b.locator(SEL.search).press('Enter')]);
+  await Promise.all([waitForAnswer(a, 'framework laptop', beforeA), waitForAnswer(b, 'undersea cable', beforeB)]);
+  await Promise.all([a.close(), b.close()]);
+  const c = await openPopup(ext);
+  await waitForTurns(c, beforeA + 2);
+  const questions = (await readTurns(c)).map((t) => t.question);
+  assert.ok(questions.includes('framework laptop') && questions.includes('undersea cable'), `both questions should survive; got ${JSON.stringify(questions)}`);
+  const log = (await logEntries(c)).map((e) => e.question);
+  assert.ok(log.includes('framework laptop') && log.includes('undersea cable'), `both in chrome.storage.local; got ${JSON.stringify(log)}`);
+  await c.close();
+});
+
+test('the conversation log is stored one key per turn, as the contract says', async () => {
+  const page = await openPopup(ext);
+  await ask(page, 'btreemap', { period: '7d' });
+  const entries = await logEntries(page);
+  const e = entries.find((x) => x.question === 'btreemap');
+  assert.ok(e, `a log:… entry for "btreemap"; keys: ${entries.map((x) => x.key).join(', ')}`);
+  assert.match(e.key, /^log:\d{13}:.+$/, 'key shape log:<13-digit atMs>:<nonce>');
+  assert.equal(Number(e.key.split(':')[1]), e.atMs, 'the key carries atMs');
+  assert.ok(Math.abs(e.atMs - Date.now()) < 60_000, 'atMs is now');
+  assert.equal(e.period, '7d');
+  assert.equal(e.mode, 'local');
+  assert.ok(Array.isArray(e.results) && e.results.some((r) => r.url === 'https://doc.rust-lang.org/std/collections/struct.BTreeMap.html'), JSON.stringify(e.results));
+  const r = e.results[0];
+  for (const k of ['url', 'title', 'lastVisitMs', 'visitCount']) assert.ok(k in r, `stored result lacks "${k}": ${JSON.stringify(r)}`);
+  assert.equal(typeof r.lastVisitMs, 'number');
+  assert.equal(typeof r.visitCount, 'number');
+  await page.close();
+});
+
+test('clear conversation empties it, and it stays empty', async () => {
+  const page = await openPopup(ext);
+  await ask(page, 'intersectionobserver', { period: '7d' });
+  assert.ok((await readTurns(page)).length > 0);
+  await page.getByRole('button', { name: 'Clear conversation', exact: true }).click();
+  await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 0, SEL.turn, { timeout: 5_000 }).catch(() => {});
+  assert.deepEqual((await readTurns(page)).map((t) => t.question), [], 'no turn left after "Clear conversation"');
+  await page.close();
+  const again = await openPopup(ext);
+  await again.waitForTimeout(500); // the log is read from storage after mount: give it time to (wrongly) reappear
+  assert.deepEqual((await readTurns(again)).map((t) => t.question), [], 'still empty after reopening');
+  assert.deepEqual((await logEntries(again)).map((e) => e.key), [], 'no log:… key left in chrome.storage.local');
+  await again.close();
+});
+
+test('the extension made zero network requests in local mode (pages and service worker)', async () => {
+  // Everything above ran in this browser: searches, reopenings, two popups, clearing.
+  const page = await openPopup(ext);
+  await ask(page, 'postgresql', { period: '90d' });
+  await page.close();
+  const options = await ext.openOptions();
+  await options.waitForTimeout(500);
+  await options.close();
+  ext.assertNoNetwork();
+  ext.assertNoErrors();
+});
