@@ -8,6 +8,7 @@
 //! Nothing here uses `window`, so it works in the popup, the options page and the service worker.
 
 mod error;
+pub mod http;
 pub mod history;
 mod js_json;
 pub mod runtime;
