@@ -1,0 +1,69 @@
+// Edge sizes of history: none at all, and 20,000 entries. Both must give a clear state, no error.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchExtension } from './support/launch.mjs';
+import { CTE_ARTICLE, demoHistory, isExcludedHref, largeHistory } from './support/fixtures.mjs';
+import { SEL, alertText, ask, assertFound, busyState, describeTurn, openPopupMeasured, statusText } from './support/popup.mjs';
+
+function assertClearState(turn, what) {
+  assert.ok(turn, `${what}: a turn is shown`);
+  if (turn.results.length === 0) {
+    assert.equal(turn.hasList, false, `${what}: no empty result list`);
+    assert.ok(turn.notice && turn.notice.length > 10, `${what}: a notice explains there is nothing (got ${JSON.stringify(turn.notice)})`);
+  } else {
+    assert.equal(turn.notice, null, `${what}: results and no "nothing found" notice`);
+  }
+}
+
+test('an empty history gives a clear state and no error', async (t) => {
+  const ext = await launchExtension({ history: [] });
+  try {
+    const { page, readyMs } = await openPopupMeasured(ext);
+    t.diagnostic(`empty history: popup usable in ${readyMs} ms`);
+    const recent = await ask(page, '', { period: '7d' });
+    assertClearState(recent, 'empty question, empty history');
+    assert.equal(recent.results.length, 0, describeTurn(recent));
+    const q = await ask(page, 'recursive cte', { period: '90d' });
+    assertClearState(q, 'question, empty history');
+    assert.equal(q.results.length, 0, describeTurn(q));
+    assert.ok(q.notice.includes('recursive cte'), `the notice names the question: ${JSON.stringify(q.notice)}`);
+    assert.equal(await busyState(page), 'false');
+    assert.notEqual(await statusText(page), '', 'role=status announces the outcome');
+    assert.equal(await alertText(page), '', 'an empty history is not an error');
+    ext.assertNoErrors();
+    ext.assertNoNetwork();
+  } finally {
+    await ext.close();
+  }
+});
+
+test('a 20,000-entry history gives a clear state and no error', async (t) => {
+  const now = Date.now();
+  const ext = await launchExtension({ history: [...largeHistory(20_000, now), ...demoHistory(now)] });
+  try {
+    const { page, readyMs } = await openPopupMeasured(ext);
+    t.diagnostic(`20,000 entries: popup usable in ${readyMs} ms`);
+    for (const period of ['24h', '90d']) {
+      const t0 = Date.now();
+      const recent = await ask(page, '', { period });
+      t.diagnostic(`20,000 entries: empty question over ${period} answered in ${Date.now() - t0} ms with ${recent.results.length} results`);
+      assertClearState(recent, `empty question over ${period}`);
+      assert.ok(recent.results.length > 0, `recent pages over ${period}: ${describeTurn(recent)}`);
+      assert.deepEqual(recent.results.filter((r) => isExcludedHref(r.href)), [], 'no excluded page');
+      const unique = new Set(recent.results.map((r) => r.href));
+      assert.equal(unique.size, recent.results.length, 'no duplicate result');
+    }
+    const t0 = Date.now();
+    const cte = await ask(page, 'recursive cte', { period: '30d' });
+    t.diagnostic(`20,000 entries: "recursive cte" answered in ${Date.now() - t0} ms`);
+    assertFound(cte, CTE_ARTICLE.cleanUrl, 'the recursive CTE article among 20,000 pages');
+    const none = await ask(page, 'zzqxjv', { period: '90d' });
+    assertClearState(none, 'no match among 20,000');
+    assert.equal(none.results.length, 0);
+    assert.equal(await alertText(page), '', 'no alert');
+    ext.assertNoErrors();
+    ext.assertNoNetwork();
+  } finally {
+    await ext.close();
+  }
+});

@@ -1,0 +1,178 @@
+// Settings (chrome.storage.sync), the options page, and retention of the conversation log.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchExtension } from './support/launch.mjs';
+import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
+import { SEL, ask, logEntries, logKey, openPopup, readTurns, statusText, storageGet, storageSet, waitForTurns } from './support/popup.mjs';
+
+async function readSettings(page) {
+  return (await storageGet(page, 'sync', 'settings')).settings;
+}
+
+async function waitForSaved(page) {
+  try {
+    await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].some((e) => /saved/i.test(e.textContent)), SEL.status, { timeout: 5_000 });
+  } catch {
+    throw new Error(`the options page's role=status should say "Saved" after a change; it says ${JSON.stringify(await statusText(page))}`);
+  }
+}
+
+async function waitForSetting(page, key, value) {
+  await page
+    .waitForFunction(async ([key, value]) => (await chrome.storage.sync.get('settings')).settings?.[key] === value, [key, value], { timeout: 5_000 })
+    .catch(() => {});
+}
+
+test('on install, the service worker writes default settings to chrome.storage.sync', async () => {
+  const ext = await launchExtension();
+  try {
+    // No extension page has been opened yet: only the worker could have written them.
+    const page = await ext.context.newPage();
+    await page.goto(ext.url('manifest.json')); // a page of the extension's origin that runs none of its code
+    let settings;
+    for (let i = 0; i < 50 && !settings; i++) {
+      settings = (await page.evaluate(() => chrome.storage.sync.get('settings'))).settings;
+      if (!settings) await page.waitForTimeout(100);
+    }
+    assert.ok(settings, 'chrome.storage.sync has no "settings" after install');
+    assert.equal(settings.defaultPeriod, '7d', `default period: ${JSON.stringify(settings)}`);
+    assert.equal(settings.retention, '30d', `default retention: ${JSON.stringify(settings)}`);
+    ext.assertNoErrors();
+    ext.assertNoNetwork();
+  } finally {
+    await ext.close();
+  }
+});
+
+test('options: changes save immediately ("Saved"), and the popup starts on the chosen period', async () => {
+  const ext = await launchExtension({ history: demoHistory() });
+  try {
+    const options = await ext.openOptions();
+    const period = options.locator(SEL.defaultPeriod);
+    const retention = options.locator(SEL.retention);
+    await period.waitFor({ timeout: 10_000 });
+    assert.deepEqual(await period.locator('option').evaluateAll((os) => os.map((o) => o.value)), ['24h', '7d', '30d', '90d']);
+    assert.deepEqual(await retention.locator('option').evaluateAll((os) => os.map((o) => o.value)), ['1d', '7d', '30d', '90d', 'forever']);
+    await options.waitForFunction((sel) => document.querySelector(sel).value === '7d', SEL.defaultPeriod, { timeout: 5_000 }).catch(() => {});
+    assert.equal(await period.inputValue(), '7d', 'options shows the default period 7d');
+    assert.equal(await retention.inputValue(), '30d', 'options shows the default retention 30d');
+
+    await period.selectOption('30d');
+    await waitForSaved(options);
+    await waitForSetting(options, 'defaultPeriod', '30d');
+    assert.equal((await readSettings(options)).defaultPeriod, '30d', 'defaultPeriod saved to chrome.storage.sync');
+
+    await options.evaluate(() => { for (const e of document.querySelectorAll('[role="status"]')) e.textContent = ''; });
+    await retention.selectOption('forever');
+    await waitForSaved(options);
+    await waitForSetting(options, 'retention', 'forever');
+    assert.equal((await readSettings(options)).retention, 'forever', 'retention saved to chrome.storage.sync');
+
+    const popup = await openPopup(ext);
+    await popup.waitForFunction((sel) => document.querySelector(sel).value === '30d', SEL.period, { timeout: 5_000 }).catch(() => {});
+    assert.equal(await popup.locator(SEL.period).inputValue(), '30d', 'the popup starts on the default period chosen in options');
+    ext.assertNoErrors();
+    ext.assertNoNetwork();
+  } finally {
+    await ext.close();
+  }
+});
+
+test('unknown fields in settings are ignored', async () => {
+  const ext = await launchExtension();
+  try {
+    const options = await ext.openOptions();
+    await storageSet(options, 'sync', { settings: { defaultPeriod: '24h', retention: '7d', someFutureField: { x: 1 }, depth: 'sheerlock' } });
+    const popup = await openPopup(ext);
+    assert.equal(await popup.locator(SEL.period).inputValue(), '24h', 'known fields are applied despite unknown ones');
+    ext.assertNoErrors();
+  } finally {
+    await ext.close();
+  }
+});
+
+test('retention removes old messages when the popup opens', async () => {
+  const ext = await launchExtension();
+  try {
+    const now = Date.now();
+    const setup = await ext.context.newPage();
+    await setup.goto(ext.url('manifest.json'));
+    const turn = (atMs, question) => ({ atMs, question, period: '7d', mode: 'local', results: [] });
+    const oldKey = logKey(now - 40 * DAY, 'old00001');
+    const recentKey = logKey(now - 2 * DAY, 'recent01');
+    const justKey = logKey(now - HOUR, 'recent02');
+    await storageSet(setup, 'local', {
+      [oldKey]: turn(now - 40 * DAY, 'asked forty days ago'),
+      [recentKey]: turn(now - 2 * DAY, 'asked two days ago'),
+      [justKey]: turn(now - HOUR, 'asked an hour ago'),
+    });
+    await storageSet(setup, 'sync', { settings: { defaultPeriod: '7d', retention: '30d' } });
+
+    const popup = await openPopup(ext);
+    await waitForTurns(popup, 2);
+    await popup.waitForTimeout(300);
+    const questions = (await readTurns(popup)).map((t) => t.question);
+    assert.deepEqual(questions, ['asked an hour ago', 'asked two days ago'], 'with 30-day retention: the 40-day-old turn is gone, the others shown newest first');
+    const keys = (await logEntries(popup)).map((e) => e.key);
+    assert.deepEqual(keys, [recentKey, justKey], 'the 40-day-old entry is deleted from chrome.storage.local');
+    await popup.close();
+
+    // Tighten retention in the options page: 1 day.
+    const options = await ext.openOptions();
+    await options.locator(SEL.retention).waitFor({ timeout: 10_000 });
+    await options.locator(SEL.retention).selectOption('1d');
+    await waitForSaved(options);
+    await waitForSetting(options, 'retention', '1d');
+    const again = await openPopup(ext);
+    await again.waitForTimeout(300);
+    assert.deepEqual((await readTurns(again)).map((t) => t.question), ['asked an hour ago'], 'with 1-day retention only the last hour remains');
+    assert.deepEqual((await logEntries(again)).map((e) => e.key), [justKey]);
+    ext.assertNoErrors();
+  } finally {
+    await ext.close();
+  }
+});
+
+test('retention: a question asked (per the clock) 40 days ago is gone at the next opening', async () => {
+  const ext = await launchExtension({ history: demoHistory() });
+  try {
+    // Playwright's clock is per browser context: every extension page sees the same fake time.
+    const past = await ext.context.newPage();
+    await ext.context.clock.install({ time: Date.now() - 40 * DAY });
+    await past.goto(ext.url('popup.html'));
+    await past.locator(SEL.search).waitFor();
+    await ask(past, 'asked in the past');
+    const stored = (await logEntries(past)).find((e) => e.question === 'asked in the past');
+    assert.ok(stored, 'the question was logged');
+    assert.ok(Date.now() - stored.atMs > 39 * DAY, `atMs comes from the page clock (got ${new Date(stored.atMs).toISOString()})`);
+    await past.close();
+
+    await ext.context.clock.setSystemTime(Date.now()); // back to the present
+    const popup = await openPopup(ext);
+    await popup.waitForTimeout(300);
+    assert.deepEqual((await readTurns(popup)).map((t) => t.question), [], 'the 40-day-old question is not shown');
+    assert.deepEqual((await logEntries(popup)).map((e) => e.question), [], 'and is deleted from storage');
+    ext.assertNoErrors();
+  } finally {
+    await ext.close();
+  }
+});
+
+test('options: "Clear conversation" empties the log', async () => {
+  const ext = await launchExtension({ history: demoHistory() });
+  try {
+    const popup = await openPopup(ext);
+    await ask(popup, 'flatmap');
+    await popup.close();
+    const options = await ext.openOptions();
+    await options.getByRole('button', { name: 'Clear conversation', exact: true }).click();
+    await options.waitForFunction(async () => Object.keys(await chrome.storage.local.get(null)).every((k) => !k.startsWith('log:')), null, { timeout: 5_000 }).catch(() => {});
+    assert.deepEqual((await logEntries(options)).map((e) => e.key), [], 'no log:… key after clearing from options');
+    const again = await openPopup(ext);
+    await again.waitForTimeout(300);
+    assert.deepEqual((await readTurns(again)).map((t) => t.question), []);
+    ext.assertNoErrors();
+  } finally {
+    await ext.close();
+  }
+});
