@@ -24,6 +24,7 @@ before(async () => {
   }));
   await writeFile(path.join(dist, 'sw.js'), `
     chrome.runtime.onMessage.addListener((msg, _sender, reply) => {
+      if (msg.kind === 'error') { console.error('probe worker error'); reply('logged'); return; }
       if (msg.kind === 'fetch') { fetch(msg.url).then(r => reply('status ' + r.status), e => reply('error ' + e)); return true; }
     });`);
   await writeFile(path.join(dist, 'page.html'), '<!doctype html><meta charset="utf-8"><title>probe</title><script type="module" src="page.js"></script>');
@@ -96,13 +97,15 @@ test('requests from an extension page and from the service worker are both recor
   }
 });
 
-test('console errors and uncaught errors in extension pages are collected', async () => {
+test('console errors and uncaught errors in extension pages and the worker are collected', async () => {
   const ext = await launchExtension({ dist });
   try {
     const page = await ext.openPage('page.html');
     await page.evaluate(() => { console.error('probe console error'); setTimeout(() => { throw new Error('probe uncaught'); }); });
+    await page.evaluate(() => chrome.runtime.sendMessage({ kind: 'error' }));
     await page.waitForTimeout(200);
     assert.throws(() => ext.assertNoErrors(), /probe console error[\s\S]*probe uncaught/);
+    assert.throws(() => ext.assertNoErrors(), /console\.error in chrome-extension:\/\/[a-p]{32}\/sw\.js: probe worker error/);
   } finally {
     await ext.close();
   }

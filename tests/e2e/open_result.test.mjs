@@ -50,3 +50,15 @@ test('Enter on a focused result opens it in a new tab', async () => {
   await expectNewTab(popup, () => popup.keyboard.press('Enter'), turn.results[0].href);
   await popup.close();
 });
+
+test('"Options" in the popup opens the options page', async () => {
+  const popup = await openPopup(ext);
+  const control = popup.getByRole('link', { name: 'Options', exact: true }).or(popup.getByRole('button', { name: 'Options', exact: true }));
+  const [tab] = await Promise.all([ext.context.waitForEvent('page', { timeout: 10_000 }), control.click()]);
+  await tab.waitForURL(ext.url('options.html'), { timeout: 10_000 }).catch(() => {});
+  assert.equal(tab.url(), ext.url('options.html'), 'a new tab with the options page');
+  await tab.locator('select[aria-label="Default period"]').waitFor({ timeout: 10_000 });
+  await tab.close();
+  await popup.close();
+  ext.assertNoErrors();
+});

@@ -68,6 +68,22 @@ test('a search finds the right pages', async () => {
   await page.close();
 });
 
+test('aria-busy is "true" while a search runs, then "false"', async () => {
+  const page = await openPopup(ext);
+  assert.equal(await page.locator(SEL.conversation).getAttribute('aria-busy'), 'false', 'not busy when idle');
+  await page.evaluate((sel) => {
+    window.__busySeen = [];
+    new MutationObserver((records) => {
+      for (const r of records) window.__busySeen.push(r.target.getAttribute('aria-busy'));
+    }).observe(document.querySelector(sel), { attributes: true, attributeFilter: ['aria-busy'] });
+  }, SEL.conversation);
+  await ask(page, 'postgresql', { period: '30d' });
+  const seen = await page.evaluate(() => window.__busySeen);
+  assert.ok(seen.includes('true'), `aria-busy should become "true" during the search; changes seen: ${JSON.stringify(seen)}`);
+  assert.equal(seen.at(-1), 'false', `and end "false"; changes seen: ${JSON.stringify(seen)}`);
+  await page.close();
+});
+
 test('the same article seen with tracking parameters and fragments appears once, with the cleaned URL', async () => {
   const page = await openPopup(ext);
   const turn = await ask(page, 'recursive cte', { period: '30d' });

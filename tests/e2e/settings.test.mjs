@@ -62,11 +62,20 @@ test('options: changes save immediately ("Saved"), and the popup starts on the c
     await waitForSetting(options, 'defaultPeriod', '30d');
     assert.equal((await readSettings(options)).defaultPeriod, '30d', 'defaultPeriod saved to chrome.storage.sync');
 
-    await options.evaluate(() => { for (const e of document.querySelectorAll('[role="status"]')) e.textContent = ''; });
-    await retention.selectOption('forever');
-    await waitForSaved(options);
-    await waitForSetting(options, 'retention', 'forever');
-    assert.equal((await readSettings(options)).retention, 'forever', 'retention saved to chrome.storage.sync');
+    // A fresh options page, so "Saved" cannot be left over from the first change.
+    await options.close();
+    const options2 = await ext.openOptions();
+    const retention2 = options2.locator(SEL.retention);
+    await retention2.waitFor({ timeout: 10_000 });
+    await options2.waitForFunction((sel) => document.querySelector(sel).value === '30d', SEL.defaultPeriod, { timeout: 5_000 }).catch(() => {});
+    assert.equal(await options2.locator(SEL.defaultPeriod).inputValue(), '30d', 'reopened options shows the saved default period');
+    assert.doesNotMatch(await statusText(options2), /saved/i, 'a freshly opened options page does not claim "Saved"');
+    await retention2.selectOption('forever');
+    await waitForSaved(options2);
+    await waitForSetting(options2, 'retention', 'forever');
+    const saved = await readSettings(options2);
+    assert.equal(saved.retention, 'forever', 'retention saved to chrome.storage.sync');
+    assert.equal(saved.defaultPeriod, '30d', 'saving retention keeps the default period');
 
     const popup = await openPopup(ext);
     await popup.waitForFunction((sel) => document.querySelector(sel).value === '30d', SEL.period, { timeout: 5_000 }).catch(() => {});
