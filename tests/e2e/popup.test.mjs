@@ -3,17 +3,19 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
-import { DAY, CTE_ARTICLE, EXCLUDED, TEN_DAYS_AGO_PAGE, demoHistory, isExcludedHref } from './support/fixtures.mjs';
+import { DAY, CTE_ARTICLE, EXCLUDED, TEN_DAYS_AGO_PAGE, demoHistory, expectedRecent, isExcludedHref } from './support/fixtures.mjs';
 import {
   SEL, alertText, ask, assertFound, assertNotFound, describeTurn, hrefs, logEntries, openPopup,
   openPopupMeasured, readTurns, statusText, waitForAnswer, waitForTurns,
 } from './support/popup.mjs';
 
 let ext;
+let history;
 const now = Date.now();
 
 before(async () => {
-  ext = await launchExtension({ history: demoHistory(now) });
+  history = demoHistory(now);
+  ext = await launchExtension({ history });
 });
 
 after(async () => {
@@ -65,6 +67,19 @@ test('a search finds the right pages', async () => {
   assert.ok(none.notice && none.notice.includes('zanzibar'), `a notice naming the question, got ${JSON.stringify(none.notice)}`);
   assert.equal(await alertText(page), '', 'no result is not an error');
   ext.assertNoErrors();
+  await page.close();
+});
+
+test('an empty question lists the most recent pages of the period, newest first', async () => {
+  const page = await openPopup(ext);
+  const turn = await ask(page, '', { period: '24h' });
+  const expected = expectedRecent(history, Date.now(), DAY);
+  assert.deepEqual(hrefs(turn), expected, `the web pages visited in the last 24 hours, most recent first; ${describeTurn(turn)}`);
+  for (const r of turn.results) {
+    assert.ok(r.title, `every result has a title: ${JSON.stringify(r)}`);
+    assert.ok(r.url && !/^[a-z]+:\/\//.test(r.url), `span.url is a readable URL without scheme (e.g. example.com/path), got ${JSON.stringify(r.url)}`);
+    assert.ok(r.time, `every result has a <time>: ${JSON.stringify(r)}`);
+  }
   await page.close();
 });
 

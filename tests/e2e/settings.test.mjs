@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
-import { SEL, ask, logEntries, logKey, openPopup, readTurns, statusText, storageGet, storageSet, waitForTurns } from './support/popup.mjs';
+import { SEL, alertText, ask, logEntries, logKey, openPopup, readTurns, statusText, storageGet, storageSet, waitForTurns } from './support/popup.mjs';
 
 async function readSettings(page) {
   return (await storageGet(page, 'sync', 'settings')).settings;
@@ -180,6 +180,68 @@ test('options: "Clear conversation" empties the log', async () => {
     const again = await openPopup(ext);
     await again.waitForTimeout(300);
     assert.deepEqual((await readTurns(again)).map((t) => t.question), []);
+    ext.assertNoErrors();
+  } finally {
+    await ext.close();
+  }
+});
+
+test('invalid setting values fall back to the defaults without an error', async () => {
+  const ext = await launchExtension();
+  try {
+    const setup = await ext.openPage('manifest.json');
+    await storageSet(setup, 'sync', { settings: { defaultPeriod: '2 weeks', retention: 12 } });
+    const popup = await openPopup(ext);
+    await popup.waitForTimeout(300);
+    assert.equal(await popup.locator(SEL.period).inputValue(), '7d', 'an unknown period falls back to 7d');
+    const options = await ext.openOptions();
+    await options.locator(SEL.retention).waitFor({ timeout: 10_000 });
+    await options.waitForTimeout(300);
+    assert.equal(await options.locator(SEL.defaultPeriod).inputValue(), '7d');
+    assert.equal(await options.locator(SEL.retention).inputValue(), '30d', 'an unreadable retention shows the default 30d');
+    ext.assertNoErrors();
+  } finally {
+    await ext.close();
+  }
+});
+
+test('a corrupted conversation entry does not break the popup; the others are shown', async () => {
+  const ext = await launchExtension();
+  try {
+    const now = Date.now();
+    const setup = await ext.openPage('manifest.json');
+    await storageSet(setup, 'local', {
+      [logKey(now - 2 * HOUR, 'broken01')]: 'not an object',
+      [logKey(now - HOUR, 'broken02')]: { atMs: 'yesterday', results: 7 },
+      [logKey(now - 30 * 60_000, 'good0001')]: { atMs: now - 30 * 60_000, question: 'still here', period: '7d', mode: 'local', results: [] },
+      unrelatedKey: { hello: 'world' },
+    });
+    const popup = await openPopup(ext);
+    await waitForTurns(popup, 1);
+    await popup.waitForTimeout(300);
+    const questions = (await readTurns(popup)).map((t) => t.question);
+    assert.ok(questions.includes('still here'), `the valid turn is shown; questions: ${JSON.stringify(questions)}`);
+    assert.equal(await alertText(popup), '', 'no alert for a corrupted entry');
+    await ask(popup, 'anything');
+    assert.equal((await storageGet(popup, 'local', 'unrelatedKey')).unrelatedKey?.hello, 'world', 'keys that are not log:… are left alone');
+    ext.assertNoErrors();
+  } finally {
+    await ext.close();
+  }
+});
+
+test('retention "forever" keeps old messages', async () => {
+  const ext = await launchExtension();
+  try {
+    const now = Date.now();
+    const setup = await ext.openPage('manifest.json');
+    const oldKey = logKey(now - 400 * DAY, 'ancient1');
+    await storageSet(setup, 'local', { [oldKey]: { atMs: now - 400 * DAY, question: 'asked last year', period: '90d', mode: 'local', results: [] } });
+    await storageSet(setup, 'sync', { settings: { defaultPeriod: '7d', retention: 'forever' } });
+    const popup = await openPopup(ext);
+    await waitForTurns(popup, 1);
+    assert.deepEqual((await readTurns(popup)).map((t) => t.question), ['asked last year']);
+    assert.deepEqual((await logEntries(popup)).map((e) => e.key), [oldKey]);
     ext.assertNoErrors();
   } finally {
     await ext.close();

@@ -36,6 +36,31 @@ export const EXCLUDED = [
   { url: 'view-source:https://blog.pgdev.io/2026/recursive-ctes-handling-cycles-in-postgresql', title: 'view-source: Recursive CTEs: handling cycles in PostgreSQL' },
 ];
 
+/**
+ * Reference cleaning for expectations in tests (not the extension's implementation): drop the
+ * fragment and the tracking parameters used in these fixtures, sort the remaining parameters.
+ */
+export function cleanForTest(url) {
+  const u = new URL(url);
+  u.hash = '';
+  for (const k of [...u.searchParams.keys()]) if (/^(utm_.*|fbclid|gclid)$/.test(k)) u.searchParams.delete(k);
+  u.searchParams.sort();
+  return u.href;
+}
+
+/** Cleaned web URLs visited within [now - periodMs, now], most recent first — what an empty question should list. */
+export function expectedRecent(entries, now, periodMs) {
+  const latest = new Map();
+  for (const e of entries) {
+    if (isExcludedHref(e.url)) continue;
+    const last = Math.max(...e.visits);
+    if (last < now - periodMs) continue;
+    const key = cleanForTest(e.url);
+    latest.set(key, Math.max(latest.get(key) ?? 0, last));
+  }
+  return [...latest.entries()].sort((a, b) => b[1] - a[1]).map(([url]) => url);
+}
+
 /** Predicate used by tests: a result href that must never be shown. */
 export function isExcludedHref(href) {
   let u;
@@ -100,7 +125,7 @@ export function demoHistory(now = Date.now()) {
   const at = (agoList) => agoList.map((ago) => now - ago);
   const entries = PAGES.map(([url, title, ago]) => ({ url, title, visits: at(ago) }));
   // The same article three times, each variant a separate URL row (as Chrome stores it).
-  CTE_ARTICLE.rawUrls.forEach((url, i) => entries.push({ url, title: CTE_ARTICLE.title, visits: at([(i + 1) * DAY + i * HOUR]) }));
+  CTE_ARTICLE.rawUrls.forEach((url, i) => entries.push({ url, title: CTE_ARTICLE.title, visits: at([(i + 1) * (DAY + HOUR)]) }));
   entries.push({ url: TEN_DAYS_AGO_PAGE.url, title: TEN_DAYS_AGO_PAGE.title, visits: [now - 10 * DAY] });
   // Excluded rows are the most recent ones, so an unfiltered list would show them first.
   EXCLUDED.forEach((e, i) => entries.push({ url: e.url, title: e.title, visits: at([(i + 1) * MINUTE, 3 * DAY]) }));
