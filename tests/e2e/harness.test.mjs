@@ -25,6 +25,7 @@ before(async () => {
   await writeFile(path.join(dist, 'sw.js'), `
     chrome.runtime.onMessage.addListener((msg, _sender, reply) => {
       if (msg.kind === 'error') { console.error('probe worker error'); reply('logged'); return; }
+      if (msg.kind === 'throw') { setTimeout(() => { throw new Error('probe worker uncaught'); }); reply('thrown'); return; }
       if (msg.kind === 'fetch') { fetch(msg.url).then(r => reply('status ' + r.status), e => reply('error ' + e)); return true; }
     });`);
   await writeFile(path.join(dist, 'page.html'), '<!doctype html><meta charset="utf-8"><title>probe</title><script type="module" src="page.js"></script>');
@@ -103,9 +104,12 @@ test('console errors and uncaught errors in extension pages and the worker are c
     const page = await ext.openPage('page.html');
     await page.evaluate(() => { console.error('probe console error'); setTimeout(() => { throw new Error('probe uncaught'); }); });
     await page.evaluate(() => chrome.runtime.sendMessage({ kind: 'error' }));
-    await page.waitForTimeout(200);
+    await page.evaluate(() => chrome.runtime.sendMessage({ kind: 'throw' }));
+    await page.waitForTimeout(300);
     assert.throws(() => ext.assertNoErrors(), /probe console error[\s\S]*probe uncaught/);
     assert.throws(() => ext.assertNoErrors(), /console\.error in chrome-extension:\/\/[a-p]{32}\/sw\.js: probe worker error/);
+    assert.throws(() => ext.assertNoErrors(), /sw\.js: uncaught error: Uncaught Error: probe worker uncaught/);
+    assert.equal(ext.errors.length, 4, `each error recorded once: ${JSON.stringify(ext.errors, null, 1)}`);
   } finally {
     await ext.close();
   }

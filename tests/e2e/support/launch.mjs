@@ -140,6 +140,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
 
   const watchPage = (page) => {
     page.on('console', (msg) => {
+      if (msg.worker?.()) return; // worker messages are also delivered here; recorded by watchWorker
       if (msg.type() === 'error' && isExtUrl(page.url())) errors.push({ source: `console.error in ${page.url()}`, text: msg.text() });
     });
     page.on('pageerror', (err) => {
@@ -154,6 +155,16 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
     worker.on('console', (msg) => {
       if (msg.type() === 'error') errors.push({ source: `console.error in ${worker.url()}`, text: msg.text() });
     });
+    // Playwright reports no uncaught errors for workers: turn them into console errors.
+    // (Re-done for each worker instance, so a worker restarted after idling is covered too.)
+    if (worker.url().startsWith('chrome-extension://')) {
+      worker
+        .evaluate(() => {
+          self.addEventListener('error', (e) => console.error(`uncaught error: ${e.message}`));
+          self.addEventListener('unhandledrejection', (e) => console.error(`unhandled rejection: ${e.reason?.stack || e.reason}`));
+        })
+        .catch(() => {});
+    }
   };
   context.on('page', watchPage);
   context.pages().forEach(watchPage);
