@@ -9,6 +9,7 @@
 
 mod error;
 pub mod http;
+pub mod idb;
 pub mod history;
 mod js_json;
 pub mod runtime;
