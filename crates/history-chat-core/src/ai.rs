@@ -10,11 +10,13 @@
 //! - [`prompts`]: the two prompts and their response schemas, candidates encoded compactly.
 //! - [`parse`]: tolerant readers for what the model writes back.
 //! - [`budget`]: the 100-candidate budgeted retrieval.
+//! - [`pipeline`]: [`pipeline::ai_search`], the whole question-to-answer run.
 
 pub mod budget;
 pub mod depth;
 pub mod model;
 pub mod parse;
+pub mod pipeline;
 pub mod prompts;
 
 pub use depth::Depth;

@@ -378,7 +378,7 @@ mod tests {
         for (failure, fatal) in all {
             let message = failure.user_message();
             assert!(message.ends_with('.'), "{message}");
-            assert_eq!(message.matches(". ").count() <= 1, true, "{message}");
+            assert!(message.matches(". ").count() <= 1, "{message}");
             assert_eq!(failure.is_fatal_for_session(), fatal, "{failure:?}");
             let json = serde_json::to_string(&failure).unwrap();
             assert_eq!(

@@ -6,7 +6,8 @@ fn words(list: &[&str]) -> Result<Vec<String>, ParseError> {
 
 #[test]
 fn keyword_answers() {
-    let rows: Vec<(&str, &str, Result<Vec<String>, ParseError>)> = vec![
+    type Row<'a> = (&'a str, &'a str, Result<Vec<String>, ParseError>);
+    let rows: Vec<Row> = vec![
         (
             "raw",
             r#"["recursive","cte","postgresql"]"#,
