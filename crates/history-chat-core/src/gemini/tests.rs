@@ -391,7 +391,7 @@ fn request_bodies() {
             {
               "parts": [
                 {
-                  "text": "Question: the article about recursive CTEs\n\nCandidates (id|age|title|url):\n1|3d|Recursive CTEs / Blog|blog.example/posts/recursive-ctes?lang=en"
+                  "text": "Question: the article about recursive CTEs\n\nCandidates (id|age|title|url):\n1|3d|Recursive CTEs|blog.example/posts/recursive-ctes"
                 }
               ],
               "role": "user"
