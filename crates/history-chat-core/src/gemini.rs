@@ -53,6 +53,16 @@ pub struct InvalidModelName {
     pub name: String,
 }
 
+/// A model name that cannot be called is a model that is not there: the pipeline then switches to
+/// [`FALLBACK_MODEL`] and tells the user, as for a retired model.
+impl From<InvalidModelName> for ModelFailure {
+    fn from(invalid: InvalidModelName) -> ModelFailure {
+        ModelFailure::ModelNotFound {
+            model: invalid.name,
+        }
+    }
+}
+
 /// The model name as it goes into the path: trimmed, without a leading `models/`, and only made of
 /// ASCII letters, digits, `-`, `.` and `_` (so no `/`, `?`, `#`, `:`, `%` or whitespace can change
 /// the URL).

@@ -14,7 +14,7 @@ use crate::ai::model::{
 };
 use crate::ai::parse;
 use crate::ai::prompts::{MAX_PICKS, expansion_request, ranking_request};
-use crate::gemini::FALLBACK_MODEL;
+use crate::gemini::{DEFAULT_MODEL, FALLBACK_MODEL};
 use crate::history::{Page, clean_and_merge};
 use crate::period::Period;
 use crate::search::{HistoryQuery, HistorySource, no_results_message};
@@ -36,7 +36,8 @@ pub struct AiInput {
     pub depth: Depth,
     /// The current time, ms since the Unix epoch.
     pub now_ms: i64,
-    /// The configured model (`gemini-2.5-flash`); replaced by [`FALLBACK_MODEL`] if it is gone.
+    /// The configured model (`gemini-2.5-flash`; empty means [`DEFAULT_MODEL`]); replaced by
+    /// [`FALLBACK_MODEL`] if it is gone.
     pub model: String,
 }
 
@@ -171,7 +172,10 @@ pub async fn ai_search<H: HistorySource, M: LanguageModel>(
             failure: None,
             usage: Usage::default(),
             cancelled: false,
-            model_used: input.model.trim().to_owned(),
+            model_used: match input.model.trim() {
+                "" => DEFAULT_MODEL.to_owned(),
+                model => model.to_owned(),
+            },
         },
     };
     let count = input.depth.keyword_count();

@@ -277,6 +277,12 @@ fn model_names_and_paths() {
         );
     }
     assert_eq!(
+        ModelFailure::from(endpoint_path("a/b").unwrap_err()),
+        ModelFailure::ModelNotFound {
+            model: "a/b".into()
+        }
+    );
+    assert_eq!(
         endpoint_path("a/b").unwrap_err().to_string(),
         "“a/b” is not a Gemini model name (letters, digits, “-”, “.” and “_” only)"
     );

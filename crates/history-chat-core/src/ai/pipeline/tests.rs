@@ -486,6 +486,19 @@ fn a_missing_model_is_replaced_once_by_the_fallback() {
     );
     assert_eq!(model.requests.borrow().len(), 2);
     assert_eq!(answer.picks.len(), MAX_PICKS);
+
+    // No model configured: the default one.
+    let model = Scripted::new([reply(r#"["tarte"]"#), reply("[1]")]);
+    let (answer, _) = search(
+        &history,
+        &model,
+        AiInput {
+            model: " ".into(),
+            ..input("tarte", Depth::Regular)
+        },
+    );
+    assert_eq!(model.requests.borrow()[0].model, DEFAULT_MODEL);
+    assert_eq!(answer.model_used, DEFAULT_MODEL);
 }
 
 #[test]
