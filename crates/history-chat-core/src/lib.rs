@@ -11,10 +11,14 @@
 //! - [`settings`]: the user's settings, loaded leniently so older and newer versions can share them.
 //! - [`conversation`]: the conversation log: turns, their storage keys, retention.
 //! - [`search`]: the local search pipeline, written against the [`search::HistorySource`] trait.
+//! - [`ai`]: AI mode: keyword expansion, budgeted retrieval and ranking, against a model trait.
+//! - [`gemini`]: the Gemini API's wire format: request bodies, and what responses mean.
 
+pub mod ai;
 pub mod clean;
 pub mod conversation;
 pub mod display;
+pub mod gemini;
 pub mod history;
 mod lenient;
 pub mod period;

@@ -1,0 +1,22 @@
+//! AI mode: a Gemini key turns the question into keywords, history is searched keyword by keyword
+//! within a budget of 100 candidates, and the model ranks them with a reason each (DESIGN.md §2).
+//!
+//! Everything here is pure: the model and the history are traits the host implements, time is
+//! passed in, and every decision (retries, fallbacks, what the user is told) is made here so the host
+//! only moves bytes.
+//!
+//! - [`depth`]: how many keywords a question is expanded into.
+//! - [`model`]: the language-model abstraction: requests, replies, failures and the retry policy.
+//! - [`prompts`]: the two prompts and their response schemas, candidates encoded compactly.
+//! - [`parse`]: tolerant readers for what the model writes back.
+//! - [`budget`]: the 100-candidate budgeted retrieval.
+//! - [`pipeline`]: [`pipeline::ai_search`], the whole question-to-answer run.
+
+pub mod budget;
+pub mod depth;
+pub mod model;
+pub mod parse;
+pub mod pipeline;
+pub mod prompts;
+
+pub use depth::Depth;

@@ -1,0 +1,354 @@
+//! The AI search, from question to answer: expansion, budgeted retrieval, ranking.
+//!
+//! Every failure ends in an answer: unusable keywords fall back to the question's words, an unusable
+//! ranking to the first [`MAX_PICKS`] candidates, and the user is told which in [`AiAnswer::notices`]
+//! and [`AiAnswer::failure`]. The function never panics and never answers empty-handed when
+//! candidates exist.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ai::Depth;
+use crate::ai::budget::{Budget, CANDIDATE_BUDGET};
+use crate::ai::model::{
+    LanguageModel, ModelFailure, ModelReply, ModelRequest, Usage, retry_delay_ms,
+};
+use crate::ai::parse;
+use crate::ai::prompts::{MAX_PICKS, expansion_request, ranking_request};
+use crate::gemini::{DEFAULT_MODEL, FALLBACK_MODEL};
+use crate::history::{Page, clean_and_merge};
+use crate::period::Period;
+use crate::search::{HistoryQuery, HistorySource, no_results_message};
+
+/// Entries asked of the browser per keyword. A keyword takes at most 10 pages in the first pass,
+/// but cleaning drops some, pages taken by earlier keywords do not count, and leftovers feed the
+/// second pass; the browser scans its whole URL table either way.
+pub const KEYWORD_FETCH_LIMIT: u32 = 100;
+
+/// What the pipeline needs to know.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AiInput {
+    /// The user's question.
+    pub question: String,
+    /// How far back to search.
+    pub period: Period,
+    /// How many keywords to ask for.
+    pub depth: Depth,
+    /// The current time, ms since the Unix epoch.
+    pub now_ms: i64,
+    /// The configured model (`gemini-2.5-flash`; empty means [`DEFAULT_MODEL`]); replaced by
+    /// [`FALLBACK_MODEL`] if it is gone.
+    pub model: String,
+}
+
+/// Where the search is, for the popup's status line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "camelCase")]
+pub enum Progress {
+    /// Asking the model for keywords.
+    Expanding,
+    /// The last call failed and is retried after `seconds` (this will be attempt `attempt`).
+    Retrying {
+        /// Seconds until the retry, rounded up.
+        seconds: u32,
+        /// The coming attempt's number (2 for the first retry).
+        attempt: u32,
+    },
+    /// Keyword `keyword` of `keywords` was searched; `candidates` of `budget` are collected.
+    Searching {
+        /// Candidates collected so far.
+        candidates: usize,
+        /// The most candidates ([`CANDIDATE_BUDGET`]).
+        budget: usize,
+        /// Keywords searched so far.
+        keyword: usize,
+        /// Keywords in all.
+        keywords: usize,
+    },
+    /// Asking the model to rank the candidates.
+    Ranking,
+}
+
+/// Something the user should know about how the answer was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Notice {
+    /// The model's keywords were not usable: the question's own words were searched.
+    KeywordsFromQuestion,
+    /// The configured model is gone; another one answered.
+    ModelReplaced {
+        /// The configured model.
+        configured: String,
+        /// The model used instead.
+        used: String,
+    },
+    /// The browser's history could not be read.
+    HistoryUnavailable,
+    /// No candidate at all, with what to try next.
+    NothingFound {
+        /// "Nothing in the last 7 days matches … — try the last 30 days."
+        message: String,
+    },
+    /// The ranking was not usable: the first candidates are shown, unranked.
+    Unranked,
+    /// The model found no candidate that fits: the first ones are shown anyway.
+    NoGoodMatch,
+}
+
+impl Notice {
+    /// One sentence for the user.
+    pub fn message(&self) -> String {
+        match self {
+            Notice::KeywordsFromQuestion => {
+                "Searched the words of your question: Gemini's keywords were not usable.".into()
+            }
+            Notice::ModelReplaced { configured, used } => format!(
+                "The model “{configured}” is no longer available, so “{used}” was used: choose a model in Options."
+            ),
+            Notice::HistoryUnavailable => "Could not read your browser history. Try again.".into(),
+            Notice::NothingFound { message } => message.clone(),
+            Notice::Unranked => {
+                format!("Showing the first {MAX_PICKS} matches, not ranked by Gemini.")
+            }
+            Notice::NoGoodMatch => {
+                "Gemini found no clear match; these are the closest pages.".into()
+            }
+        }
+    }
+}
+
+/// A page in the answer, with the model's reason (empty when unranked).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RankedPage {
+    /// The page.
+    pub page: Page,
+    /// Why it was picked, one line; empty when not ranked by the model.
+    pub reason: String,
+}
+
+/// The outcome of an AI search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AiAnswer {
+    /// The keywords searched, in order.
+    pub keywords: Vec<String>,
+    /// Whether they are the question's own words ([`Notice::KeywordsFromQuestion`]).
+    pub keywords_from_fallback: bool,
+    /// Candidates collected (at most [`CANDIDATE_BUDGET`]).
+    pub candidate_count: usize,
+    /// The pages to show, best first, at most [`MAX_PICKS`].
+    pub picks: Vec<RankedPage>,
+    /// What the user should know, in the order it happened.
+    pub notices: Vec<Notice>,
+    /// The model failure that made a fallback happen (the ranking's, if both calls failed);
+    /// show its [`ModelFailure::user_message`].
+    pub failure: Option<ModelFailure>,
+    /// Tokens used by both calls.
+    pub usage: Usage,
+    /// The user cancelled; the answer holds what was found until then.
+    pub cancelled: bool,
+    /// The model that answered (or would have).
+    pub model_used: String,
+}
+
+/// Runs an AI search: keywords from `model`, candidates from `history`, ranking by `model`.
+/// `progress` hears each step.
+pub async fn ai_search<H: HistorySource, M: LanguageModel>(
+    history: &H,
+    model: &M,
+    input: AiInput,
+    progress: &mut impl FnMut(Progress),
+) -> AiAnswer {
+    let mut session = Session {
+        model,
+        progress,
+        answer: AiAnswer {
+            keywords: Vec::new(),
+            keywords_from_fallback: false,
+            candidate_count: 0,
+            picks: Vec::new(),
+            notices: Vec::new(),
+            failure: None,
+            usage: Usage::default(),
+            cancelled: false,
+            model_used: match input.model.trim() {
+                "" => DEFAULT_MODEL.to_owned(),
+                model => model.to_owned(),
+            },
+        },
+    };
+    let count = input.depth.keyword_count();
+
+    (session.progress)(Progress::Expanding);
+    let request = expansion_request(&input.question, input.depth, &session.answer.model_used);
+    let mut skip_ranking = false;
+    let keywords = match session.call(request).await {
+        Ok(reply) => parse::keywords(&reply.text, count).ok(),
+        Err(ModelFailure::Cancelled) => return session.cancelled(Vec::new()),
+        Err(failure) => {
+            skip_ranking = failure.is_fatal_for_session();
+            session.answer.failure = Some(failure);
+            None
+        }
+    };
+    session.answer.keywords = keywords.unwrap_or_else(|| {
+        session.answer.keywords_from_fallback = true;
+        session.answer.notices.push(Notice::KeywordsFromQuestion);
+        parse::fallback_keywords(&input.question, count)
+    });
+
+    let start_time = input.period.start_ms(input.now_ms) as f64;
+    let mut budget = Budget::new();
+    let keyword_total = session.answer.keywords.len();
+    for (index, keyword) in session.answer.keywords.iter().enumerate() {
+        if model.cancelled() {
+            return session.cancelled(budget.finish());
+        }
+        let query = HistoryQuery {
+            text: keyword.clone(),
+            start_time,
+            max_results: KEYWORD_FETCH_LIMIT,
+        };
+        let Ok(items) = history.search(&query).await else {
+            session.answer.notices.push(Notice::HistoryUnavailable);
+            return session.answer;
+        };
+        let offer = budget.offer(index, clean_and_merge(items));
+        (session.progress)(Progress::Searching {
+            candidates: budget.len(),
+            budget: CANDIDATE_BUDGET,
+            keyword: index + 1,
+            keywords: keyword_total,
+        });
+        if offer.full {
+            break;
+        }
+    }
+    let candidates = budget.finish();
+    session.answer.candidate_count = candidates.len();
+    if candidates.is_empty() {
+        session.answer.notices.push(Notice::NothingFound {
+            message: no_results_message(&input.question, input.period),
+        });
+        return session.answer;
+    }
+    if skip_ranking {
+        return session.unranked(candidates, Notice::Unranked);
+    }
+
+    (session.progress)(Progress::Ranking);
+    let request = ranking_request(
+        &input.question,
+        &candidates,
+        input.now_ms,
+        &session.answer.model_used,
+    );
+    match session.call(request).await {
+        Ok(reply) => match parse::ranking(&reply.text, candidates.len()) {
+            Ok((picks, _)) if !picks.is_empty() => {
+                session.answer.picks = picks
+                    .into_iter()
+                    .filter_map(|pick| {
+                        Some(RankedPage {
+                            page: candidates.get(pick.index)?.clone(),
+                            reason: pick.reason,
+                        })
+                    })
+                    .collect();
+                session.answer
+            }
+            Ok((_, issues)) if issues.is_empty() => {
+                session.unranked(candidates, Notice::NoGoodMatch)
+            }
+            _ => session.unranked(candidates, Notice::Unranked),
+        },
+        Err(ModelFailure::Cancelled) => session.cancelled(candidates),
+        Err(failure) => {
+            session.answer.failure = Some(failure);
+            session.unranked(candidates, Notice::Unranked)
+        }
+    }
+}
+
+/// One search's state: the answer being built, and the calls' retry loop.
+struct Session<'a, M, P> {
+    model: &'a M,
+    progress: &'a mut P,
+    answer: AiAnswer,
+}
+
+impl<M: LanguageModel, P: FnMut(Progress)> Session<'_, M, P> {
+    /// Calls the model with retries ([`retry_delay_ms`]), switching once to [`FALLBACK_MODEL`] if
+    /// the model is gone. Usage is added to the answer.
+    async fn call(&mut self, mut request: ModelRequest) -> Result<ModelReply, ModelFailure> {
+        let mut attempts = 0;
+        loop {
+            request.model.clone_from(&self.answer.model_used);
+            attempts += 1;
+            let failure = match self.model.generate(&request).await {
+                Ok(reply) => {
+                    if let Some(usage) = reply.usage {
+                        self.answer.usage += usage;
+                    }
+                    return Ok(reply);
+                }
+                Err(failure) => failure,
+            };
+            if let ModelFailure::ModelNotFound { model } = &failure {
+                if self.answer.model_used != FALLBACK_MODEL {
+                    let configured =
+                        std::mem::replace(&mut self.answer.model_used, FALLBACK_MODEL.into());
+                    self.answer.notices.push(Notice::ModelReplaced {
+                        configured,
+                        used: FALLBACK_MODEL.into(),
+                    });
+                    attempts = 0;
+                    continue;
+                }
+                if model.is_empty() {
+                    return Err(ModelFailure::ModelNotFound {
+                        model: request.model,
+                    });
+                }
+            }
+            let Some(ms) = retry_delay_ms(&failure, attempts) else {
+                return Err(failure);
+            };
+            (self.progress)(Progress::Retrying {
+                seconds: ms.div_ceil(1_000),
+                attempt: attempts + 1,
+            });
+            self.model.sleep(ms).await;
+        }
+    }
+
+    /// The first candidates, without reasons, and why.
+    fn unranked(mut self, candidates: Vec<Page>, notice: Notice) -> AiAnswer {
+        self.answer.notices.push(notice);
+        self.answer.picks = first_picks(candidates);
+        self.answer
+    }
+
+    /// What was found before the user cancelled.
+    fn cancelled(mut self, candidates: Vec<Page>) -> AiAnswer {
+        self.answer.cancelled = true;
+        self.answer.candidate_count = candidates.len();
+        self.answer.picks = first_picks(candidates);
+        self.answer
+    }
+}
+
+fn first_picks(candidates: Vec<Page>) -> Vec<RankedPage> {
+    candidates
+        .into_iter()
+        .take(MAX_PICKS)
+        .map(|page| RankedPage {
+            page,
+            reason: String::new(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

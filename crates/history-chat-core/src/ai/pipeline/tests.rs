@@ -1,0 +1,649 @@
+use std::cell::{Cell, RefCell};
+use std::collections::{HashSet, VecDeque};
+use std::future::Future;
+
+use super::*;
+use crate::ai::model::CallKind;
+use crate::history::HistoryItem;
+use crate::period::DAY_MS;
+
+const NOW: i64 = 1_780_000_000_000;
+
+/// A model that answers from a script, records what it was asked and how long it slept, and can
+/// say the user cancelled after a number of history searches.
+#[derive(Default)]
+struct Scripted {
+    replies: RefCell<VecDeque<Result<ModelReply, ModelFailure>>>,
+    requests: RefCell<Vec<ModelRequest>>,
+    sleeps: RefCell<Vec<u32>>,
+    cancel: Cell<bool>,
+}
+
+impl Scripted {
+    fn new(replies: impl IntoIterator<Item = Result<ModelReply, ModelFailure>>) -> Scripted {
+        Scripted {
+            replies: RefCell::new(replies.into_iter().collect()),
+            ..Scripted::default()
+        }
+    }
+
+    fn kinds(&self) -> Vec<CallKind> {
+        self.requests.borrow().iter().map(|r| r.kind).collect()
+    }
+}
+
+impl LanguageModel for Scripted {
+    async fn generate(&self, request: &ModelRequest) -> Result<ModelReply, ModelFailure> {
+        self.requests.borrow_mut().push(request.clone());
+        self.replies
+            .borrow_mut()
+            .pop_front()
+            .unwrap_or(Err(ModelFailure::Empty))
+    }
+
+    async fn sleep(&self, ms: u32) {
+        self.sleeps.borrow_mut().push(ms);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.get()
+    }
+}
+
+/// A history in memory: a keyword matches the titles that contain it. Records its queries, and can
+/// fail or cancel the model after some searches.
+#[derive(Default)]
+struct Table<'a> {
+    items: Vec<HistoryItem>,
+    queries: RefCell<Vec<HistoryQuery>>,
+    fail: bool,
+    cancel_after: Option<(usize, &'a Scripted)>,
+}
+
+impl HistorySource for Table<'_> {
+    type Error = &'static str;
+
+    async fn search(&self, query: &HistoryQuery) -> Result<Vec<HistoryItem>, &'static str> {
+        self.queries.borrow_mut().push(query.clone());
+        if let Some((after, model)) = self.cancel_after
+            && self.queries.borrow().len() >= after
+        {
+            model.cancel.set(true);
+        }
+        if self.fail {
+            return Err("history unavailable");
+        }
+        Ok(self
+            .items
+            .iter()
+            .filter(|item| item.last_visit_ms as f64 >= query.start_time)
+            .filter(|item| item.title.to_lowercase().contains(&query.text))
+            .take(query.max_results as usize)
+            .cloned()
+            .collect())
+    }
+}
+
+fn item(url: &str, title: &str, days_ago: i64) -> HistoryItem {
+    HistoryItem {
+        url: url.into(),
+        title: title.into(),
+        last_visit_ms: NOW - days_ago * DAY_MS,
+        visit_count: 1,
+    }
+}
+
+/// `k0x`, `k1x`, …: keywords none of which contains another.
+fn keyword(k: usize) -> String {
+    format!("k{k}x")
+}
+
+/// 15 pages per keyword for 120 keywords, each page also matching the next keyword, plus search
+/// noise, tracking duplicates, an old page and a page no keyword matches.
+fn big_history() -> Vec<HistoryItem> {
+    let mut items = Vec::new();
+    for k in 0..120 {
+        for i in 0..15 {
+            items.push(item(
+                &format!("https://site{k}.example/page/{i}"),
+                &format!("Page {i} about {} and {}", keyword(k), keyword(k + 1)),
+                1,
+            ));
+        }
+        items.push(item(
+            &format!("https://site{k}.example/page/0?utm_source=news"),
+            &format!("Page 0 about {}", keyword(k)),
+            1,
+        ));
+        items.push(item(
+            &format!("https://www.google.com/search?q={}", keyword(k)),
+            &format!("{} - Google Search", keyword(k)),
+            1,
+        ));
+    }
+    items.push(item("https://old.example/", "k0x from long ago", 60));
+    items.push(item("https://secret.example/", "unrelated private page", 1));
+    items
+}
+
+fn reply(text: &str) -> Result<ModelReply, ModelFailure> {
+    Ok(ModelReply {
+        text: text.into(),
+        usage: Some(Usage {
+            prompt_tokens: 100,
+            output_tokens: 10,
+            thinking_tokens: 0,
+            total_tokens: 110,
+        }),
+    })
+}
+
+fn keywords_reply(count: usize) -> Result<ModelReply, ModelFailure> {
+    reply(&serde_json::to_string(&(0..count).map(keyword).collect::<Vec<_>>()).unwrap_or_default())
+}
+
+fn input(question: &str, depth: Depth) -> AiInput {
+    AiInput {
+        question: question.into(),
+        period: Period::Week,
+        depth,
+        now_ms: NOW,
+        model: "gemini-2.5-flash".into(),
+    }
+}
+
+fn search(history: &Table, model: &Scripted, input: AiInput) -> (AiAnswer, Vec<Progress>) {
+    let mut steps = Vec::new();
+    let answer = block_on(ai_search(history, model, input, &mut |p| steps.push(p)));
+    (answer, steps)
+}
+
+fn block_on<F: Future>(future: F) -> F::Output {
+    pollster::block_on(future)
+}
+
+fn urls(answer: &AiAnswer) -> Vec<&str> {
+    answer.picks.iter().map(|p| p.page.url.as_str()).collect()
+}
+
+/// The candidate lines of a ranking request.
+fn candidate_lines(request: &ModelRequest) -> Vec<&str> {
+    request
+        .prompt
+        .split_once("Candidates (id|age|title|url):\n")
+        .map_or(vec![], |(_, lines)| lines.lines().collect())
+}
+
+#[test]
+fn happy_path_for_each_depth() {
+    for depth in Depth::ALL {
+        let count = depth.keyword_count();
+        let history = Table {
+            items: big_history(),
+            ..Table::default()
+        };
+        let model = Scripted::new([
+            keywords_reply(count),
+            reply(r#"[{"id": 2, "reason": "Second page"}, {"id": 1, "reason": "First page"}]"#),
+        ]);
+        let (answer, steps) = search(&history, &model, input("pages about k0x", depth));
+
+        let requests = model.requests.borrow();
+        assert_eq!(model.kinds(), [CallKind::Expansion, CallKind::Ranking]);
+        assert!(
+            requests[0]
+                .prompt
+                .contains(&format!("At most {count} keywords."))
+        );
+        assert_eq!(requests[0].schema["maxItems"], count);
+        assert_eq!(answer.keywords.len(), count, "{depth:?}");
+        assert!(!answer.keywords_from_fallback);
+
+        // History was asked keyword by keyword, in order, within the period, and no more than
+        // needed to fill the budget.
+        let queries = history.queries.borrow();
+        let asked: Vec<&str> = queries.iter().map(|q| q.text.as_str()).collect();
+        assert_eq!(asked, answer.keywords[..asked.len()]);
+        assert!(
+            queries
+                .iter()
+                .all(|q| q.start_time == (NOW - 7 * DAY_MS) as f64
+                    && q.max_results == KEYWORD_FETCH_LIMIT)
+        );
+
+        // At most 100 distinct cleaned pages reach the model, nothing else from history.
+        let lines = candidate_lines(&requests[1]);
+        assert_eq!(lines.len(), answer.candidate_count);
+        assert!(answer.candidate_count <= CANDIDATE_BUDGET);
+        let sent: HashSet<&str> = lines.iter().filter_map(|l| l.rsplit('|').next()).collect();
+        assert_eq!(sent.len(), lines.len(), "{depth:?}: duplicate URLs");
+        for forbidden in ["secret.example", "old.example", "google.com", "utm_source"] {
+            assert!(!requests[1].prompt.contains(forbidden), "{forbidden}");
+        }
+
+        assert_eq!(
+            urls(&answer),
+            [
+                "https://site0.example/page/1",
+                "https://site0.example/page/0"
+            ]
+        );
+        assert_eq!(answer.picks[0].reason, "Second page");
+        assert_eq!(answer.usage.total_tokens, 220);
+        assert_eq!(answer.notices, []);
+        assert_eq!(answer.failure, None);
+        assert_eq!(answer.model_used, "gemini-2.5-flash");
+        assert_eq!(steps.first(), Some(&Progress::Expanding));
+        assert_eq!(steps.last(), Some(&Progress::Ranking));
+        // The last search step counts the first pass; the second pass may add leftovers.
+        let last_search = steps.iter().rev().find_map(|s| match s {
+            Progress::Searching {
+                candidates,
+                budget,
+                keyword,
+                keywords,
+            } => Some((*candidates, *budget, *keyword, *keywords)),
+            _ => None,
+        });
+        let (candidates, budget, keyword, keywords) = last_search.unwrap();
+        assert!(candidates <= answer.candidate_count);
+        assert_eq!(
+            (budget, keyword, keywords),
+            (CANDIDATE_BUDGET, asked.len(), count)
+        );
+    }
+}
+
+#[test]
+fn candidates_per_depth() {
+    // 15 matches per keyword, each shared with the next keyword: 5 keywords give 50 in the first
+    // pass, then leftovers; deeper searches fill the budget and stop early.
+    let rows = [
+        (Depth::Superficial, 75, 5),
+        (Depth::Regular, 100, 10),
+        (Depth::Exhaustive, 100, 10),
+        (Depth::Sheerlock, 100, 10),
+    ];
+    for (depth, candidates, searched) in rows {
+        let history = Table {
+            items: big_history(),
+            ..Table::default()
+        };
+        let model = Scripted::new([keywords_reply(depth.keyword_count()), reply("[1]")]);
+        let (answer, _) = search(&history, &model, input("q", depth));
+        assert_eq!(answer.candidate_count, candidates, "{depth:?}");
+        assert_eq!(history.queries.borrow().len(), searched, "{depth:?}");
+    }
+}
+
+/// How many times the pipeline calls before giving up on `failure`.
+fn attempts(failure: &ModelFailure) -> usize {
+    (1..)
+        .take_while(|&n| retry_delay_ms(failure, n).is_some())
+        .count()
+        + 1
+}
+
+fn every_failure() -> Vec<ModelFailure> {
+    vec![
+        ModelFailure::KeyRejected,
+        ModelFailure::PermissionDenied,
+        ModelFailure::RegionUnsupported,
+        ModelFailure::QuotaExhausted {
+            retry_after_s: Some(3_600),
+        },
+        ModelFailure::QuotaExhausted {
+            retry_after_s: Some(5),
+        },
+        ModelFailure::Overloaded,
+        ModelFailure::ServerError { status: 500 },
+        ModelFailure::BadRequest {
+            message: "Invalid JSON payload received.".into(),
+        },
+        ModelFailure::Network,
+        ModelFailure::Timeout,
+        ModelFailure::Blocked {
+            reason: "SAFETY".into(),
+        },
+        ModelFailure::Truncated,
+        ModelFailure::Empty,
+    ]
+}
+
+fn small_history() -> Vec<HistoryItem> {
+    (0..8)
+        .map(|i| {
+            item(
+                &format!("https://recipes.example/tarte-{i}"),
+                &format!("Tarte tatin recette {i}"),
+                i,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_expansion_failure_falls_back_to_the_question_and_still_answers() {
+    for failure in every_failure() {
+        let history = Table {
+            items: small_history(),
+            ..Table::default()
+        };
+        let mut script: Vec<_> = (0..attempts(&failure))
+            .map(|_| Err(failure.clone()))
+            .collect();
+        script.push(reply(r#"[{"id": 3, "reason": "r"}]"#));
+        let model = Scripted::new(script);
+        let (answer, _) = search(
+            &history,
+            &model,
+            input("la recette de la tarte", Depth::Regular),
+        );
+
+        assert!(answer.keywords_from_fallback, "{failure:?}");
+        assert_eq!(answer.keywords, ["recette", "tarte"]);
+        assert_eq!(answer.notices[0], Notice::KeywordsFromQuestion);
+        assert_eq!(answer.failure.as_ref(), Some(&failure));
+        assert_eq!(answer.candidate_count, 8);
+        let ranked = model.kinds().contains(&CallKind::Ranking);
+        assert_eq!(ranked, !failure.is_fatal_for_session(), "{failure:?}");
+        if ranked {
+            assert_eq!(urls(&answer), ["https://recipes.example/tarte-2"]);
+        } else {
+            assert_eq!(answer.picks.len(), MAX_PICKS, "{failure:?}");
+            assert_eq!(answer.notices[1], Notice::Unranked);
+        }
+    }
+}
+
+#[test]
+fn a_ranking_failure_shows_the_first_five_candidates() {
+    for failure in every_failure() {
+        let history = Table {
+            items: small_history(),
+            ..Table::default()
+        };
+        let mut script = vec![reply(r#"["tarte"]"#)];
+        script.extend((0..attempts(&failure)).map(|_| Err(failure.clone())));
+        let model = Scripted::new(script);
+        let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
+        assert_eq!(answer.failure.as_ref(), Some(&failure));
+        assert_eq!(answer.notices, [Notice::Unranked]);
+        assert_eq!(answer.picks.len(), MAX_PICKS);
+        assert_eq!(answer.picks[0].page.url, "https://recipes.example/tarte-0");
+        assert!(answer.picks.iter().all(|p| p.reason.is_empty()));
+        assert_eq!(model.requests.borrow().len(), 1 + attempts(&failure));
+    }
+}
+
+#[test]
+fn retries_wait_as_told() {
+    let quota = |s| {
+        Err(ModelFailure::QuotaExhausted {
+            retry_after_s: Some(s),
+        })
+    };
+    type Script = Vec<Result<ModelReply, ModelFailure>>;
+    let rows: Vec<(Script, Vec<u32>, Vec<Progress>)> = vec![
+        (
+            vec![quota(22), reply(r#"["tarte"]"#)],
+            vec![22_000],
+            vec![Progress::Retrying {
+                seconds: 22,
+                attempt: 2,
+            }],
+        ),
+        (
+            vec![
+                Err(ModelFailure::Overloaded),
+                Err(ModelFailure::Network),
+                reply(r#"["tarte"]"#),
+            ],
+            vec![1_000, 2_000],
+            vec![
+                Progress::Retrying {
+                    seconds: 1,
+                    attempt: 2,
+                },
+                Progress::Retrying {
+                    seconds: 2,
+                    attempt: 3,
+                },
+            ],
+        ),
+        (vec![quota(45), reply(r#"["tarte"]"#)], vec![], vec![]),
+        (
+            vec![Err(ModelFailure::Timeout), reply(r#"["tarte"]"#)],
+            vec![],
+            vec![],
+        ),
+    ];
+    for (script, sleeps, retries) in rows {
+        let history = Table {
+            items: small_history(),
+            ..Table::default()
+        };
+        let model = Scripted::new(script);
+        let (_, steps) = search(&history, &model, input("tarte", Depth::Superficial));
+        assert_eq!(*model.sleeps.borrow(), sleeps);
+        let seen: Vec<Progress> = steps
+            .into_iter()
+            .filter(|s| matches!(s, Progress::Retrying { .. }))
+            .collect();
+        assert_eq!(seen, retries);
+    }
+}
+
+#[test]
+fn a_missing_model_is_replaced_once_by_the_fallback() {
+    let history = Table {
+        items: small_history(),
+        ..Table::default()
+    };
+    let gone = || {
+        Err(ModelFailure::ModelNotFound {
+            model: "gemini-2.5-flash".into(),
+        })
+    };
+    let model = Scripted::new([gone(), reply(r#"["tarte"]"#), reply("[2]")]);
+    let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
+    let used: Vec<String> = model
+        .requests
+        .borrow()
+        .iter()
+        .map(|r| r.model.clone())
+        .collect();
+    assert_eq!(used, ["gemini-2.5-flash", FALLBACK_MODEL, FALLBACK_MODEL]);
+    assert_eq!(
+        answer.notices,
+        [Notice::ModelReplaced {
+            configured: "gemini-2.5-flash".into(),
+            used: FALLBACK_MODEL.into(),
+        }]
+    );
+    assert_eq!(answer.model_used, FALLBACK_MODEL);
+    assert_eq!(urls(&answer), ["https://recipes.example/tarte-1"]);
+    assert_eq!(answer.failure, None);
+    assert!(
+        answer.notices[0]
+            .message()
+            .contains("“gemini-2.5-flash” is no longer available")
+    );
+
+    // When the fallback is gone too, the failure names it and no ranking is attempted.
+    let model = Scripted::new([
+        gone(),
+        Err(ModelFailure::ModelNotFound {
+            model: String::new(),
+        }),
+    ]);
+    let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
+    assert_eq!(
+        answer.failure,
+        Some(ModelFailure::ModelNotFound {
+            model: FALLBACK_MODEL.into(),
+        })
+    );
+    assert_eq!(model.requests.borrow().len(), 2);
+    assert_eq!(answer.picks.len(), MAX_PICKS);
+
+    // No model configured: the default one.
+    let model = Scripted::new([reply(r#"["tarte"]"#), reply("[1]")]);
+    let (answer, _) = search(
+        &history,
+        &model,
+        AiInput {
+            model: " ".into(),
+            ..input("tarte", Depth::Regular)
+        },
+    );
+    assert_eq!(model.requests.borrow()[0].model, DEFAULT_MODEL);
+    assert_eq!(answer.model_used, DEFAULT_MODEL);
+}
+
+#[test]
+fn unusable_answers_fall_back() {
+    // (keywords answer, ranking answer, picks, notices)
+    let rows: Vec<(&str, &str, Vec<&str>, Vec<Notice>)> = vec![
+        (
+            "Sorry, no idea.",
+            "[1]",
+            vec!["tarte-0"],
+            vec![Notice::KeywordsFromQuestion],
+        ),
+        (
+            r#"["tarte"]"#,
+            "The best one is the first.",
+            vec!["tarte-0", "tarte-1", "tarte-2", "tarte-3", "tarte-4"],
+            vec![Notice::Unranked],
+        ),
+        (
+            r#"["tarte"]"#,
+            "[]",
+            vec!["tarte-0", "tarte-1", "tarte-2", "tarte-3", "tarte-4"],
+            vec![Notice::NoGoodMatch],
+        ),
+        (
+            r#"["tarte"]"#,
+            r#"[{"id": 99}, {"id": "https://evil.example"}]"#,
+            vec!["tarte-0", "tarte-1", "tarte-2", "tarte-3", "tarte-4"],
+            vec![Notice::Unranked],
+        ),
+        (
+            r#"["tarte"]"#,
+            "[3, 3, 0, 9, 8, 7, 6, 5, 4]",
+            vec!["tarte-2", "tarte-7", "tarte-6", "tarte-5", "tarte-4"],
+            vec![],
+        ),
+    ];
+    for (keywords, ranking, picks, notices) in rows {
+        let history = Table {
+            items: small_history(),
+            ..Table::default()
+        };
+        let model = Scripted::new([reply(keywords), reply(ranking)]);
+        let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
+        let expected: Vec<String> = picks
+            .iter()
+            .map(|p| format!("https://recipes.example/{p}"))
+            .collect();
+        assert_eq!(urls(&answer), expected, "{keywords} / {ranking}");
+        assert_eq!(answer.notices, notices, "{keywords} / {ranking}");
+        assert_eq!(answer.failure, None);
+    }
+}
+
+#[test]
+fn nothing_found_means_no_ranking_call() {
+    let history = Table {
+        items: small_history(),
+        ..Table::default()
+    };
+    let model = Scripted::new([reply(r#"["quiche", "lorraine"]"#)]);
+    let (answer, _) = search(&history, &model, input("quiche lorraine", Depth::Regular));
+    assert_eq!(model.kinds(), [CallKind::Expansion]);
+    assert_eq!(answer.candidate_count, 0);
+    assert!(answer.picks.is_empty());
+    assert_eq!(
+        answer.notices,
+        [Notice::NothingFound {
+            message: "Nothing in the last 7 days matches “quiche lorraine” — try the last 30 days."
+                .into()
+        }]
+    );
+}
+
+#[test]
+fn a_history_error_is_a_notice_and_no_ranking() {
+    let history = Table {
+        items: small_history(),
+        fail: true,
+        ..Table::default()
+    };
+    let model = Scripted::new([reply(r#"["tarte"]"#)]);
+    let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
+    assert_eq!(answer.notices, [Notice::HistoryUnavailable]);
+    assert!(answer.picks.is_empty());
+    assert_eq!(model.kinds(), [CallKind::Expansion]);
+}
+
+#[test]
+fn cancelling_stops_at_once_and_keeps_what_was_found() {
+    // During expansion: nothing searched.
+    let history = Table {
+        items: small_history(),
+        ..Table::default()
+    };
+    let model = Scripted::new([Err(ModelFailure::Cancelled)]);
+    let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
+    assert!(answer.cancelled);
+    assert!(history.queries.borrow().is_empty());
+    assert!(answer.picks.is_empty());
+    assert_eq!(answer.failure, None);
+
+    // During retrieval: no more searches, no ranking.
+    let model = Scripted::new([reply(r#"["tarte", "recette", "tatin"]"#)]);
+    let history = Table {
+        items: small_history(),
+        cancel_after: Some((1, &model)),
+        ..Table::default()
+    };
+    let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
+    assert!(answer.cancelled);
+    assert_eq!(history.queries.borrow().len(), 1);
+    assert_eq!(model.kinds(), [CallKind::Expansion]);
+    assert_eq!(answer.candidate_count, 8);
+    assert_eq!(answer.picks.len(), MAX_PICKS);
+
+    // During ranking: the first candidates.
+    let history = Table {
+        items: small_history(),
+        ..Table::default()
+    };
+    let model = Scripted::new([reply(r#"["tarte"]"#), Err(ModelFailure::Cancelled)]);
+    let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
+    assert!(answer.cancelled);
+    assert_eq!(answer.picks.len(), MAX_PICKS);
+    assert_eq!(model.requests.borrow().len(), 2);
+}
+
+#[test]
+fn the_answer_travels_as_json() {
+    let history = Table {
+        items: small_history(),
+        ..Table::default()
+    };
+    let model = Scripted::new([
+        reply(r#"["tarte"]"#),
+        reply(r#"[{"id": 1, "reason": "r"}]"#),
+    ]);
+    let (answer, steps) = search(&history, &model, input("tarte", Depth::Regular));
+    let json = serde_json::to_value(&answer).unwrap();
+    assert_eq!(json["picks"][0]["reason"], "r");
+    assert_eq!(json["keywordsFromFallback"], false);
+    assert_eq!(serde_json::from_value::<AiAnswer>(json).unwrap(), answer);
+    assert_eq!(
+        serde_json::to_value(&steps[1]).unwrap(),
+        serde_json::json!({"step": "searching", "candidates": 8, "budget": 100, "keyword": 1, "keywords": 1})
+    );
+}
