@@ -1,72 +1,220 @@
-//! The options page: default period, conversation retention, and what leaves the machine.
+//! The options page: Gemini key (save, test, remove), search depth, model, default period,
+//! conversation retention, and what leaves the machine in each mode.
 
-use history_chat_bindings::storage;
+use history_chat_bindings::{gemini, permissions, storage};
+use history_chat_core::ai::Depth;
+use history_chat_core::gemini::DEFAULT_MODEL;
 use history_chat_core::period::Period;
 use history_chat_core::settings::{Retention, Settings};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+/// The page's outcome lines: `role="status"` for what worked, `role="alert"` for what did not.
+#[derive(Clone, Copy)]
+struct Feedback {
+    status: RwSignal<String>,
+    alert: RwSignal<Option<String>>,
+}
+
+impl Feedback {
+    fn ok(self, message: impl Into<String>) {
+        self.alert.set(None);
+        self.status.set(message.into());
+    }
+
+    fn fail(self, message: impl Into<String>) {
+        self.status.set(String::new());
+        self.alert.set(Some(message.into()));
+    }
+}
+
+/// Stores `next` and reports the outcome with `done`.
+fn store(
+    settings: RwSignal<Option<Settings>>,
+    next: Settings,
+    feedback: Feedback,
+    done: &'static str,
+) {
+    settings.set(Some(next.clone()));
+    spawn_local(async move {
+        match storage::save_settings(&next).await {
+            Ok(()) => feedback.ok(done),
+            Err(error) => feedback.fail(format!("Not saved ({error}). Try again.")),
+        }
+    });
+}
+
 /// The whole options page.
 #[component]
 pub fn Options() -> impl IntoView {
     let settings = RwSignal::new(None::<Settings>);
-    let status = RwSignal::new(String::new());
-    let alert = RwSignal::new(None::<String>);
+    let feedback = Feedback {
+        status: RwSignal::new(String::new()),
+        alert: RwSignal::new(None),
+    };
+    let key_draft = RwSignal::new(String::new());
+    let key_visible = RwSignal::new(false);
 
     spawn_local(async move {
-        match storage::load_settings().await {
-            Ok(loaded) => settings.set(Some(loaded)),
+        let loaded = match storage::load_settings().await {
+            Ok(loaded) => loaded,
             Err(error) => {
-                alert.set(Some(format!(
+                feedback.fail(format!(
                     "Your settings could not be read ({error}); showing the defaults."
-                )));
-                settings.set(Some(Settings::default()));
+                ));
+                Settings::default()
             }
-        }
+        };
+        key_draft.set(loaded.gemini_api_key.clone());
+        settings.set(Some(loaded));
     });
 
-    // Applies one change and stores the result (fields from other versions included).
+    // Applies one change to the loaded settings and stores them (fields from other versions kept).
     let change = move |edit: Box<dyn FnOnce(&mut Settings)>| {
+        if let Some(mut next) = settings.get_untracked() {
+            edit(&mut next);
+            store(settings, next, feedback, "Saved");
+        }
+    };
+    let current = move || settings.get().unwrap_or_default();
+    let loading = move || settings.with(Option::is_none);
+
+    let save_key = move |_| {
+        let key = key_draft.get_untracked().trim().to_owned();
+        if key.is_empty() {
+            feedback.fail("Paste your Gemini API key first.");
+            return;
+        }
+        // The permission prompt must start inside the click, before any await.
+        let permission = permissions::request_gemini_host();
         let Some(mut next) = settings.get_untracked() else {
             return;
         };
-        edit(&mut next);
-        settings.set(Some(next.clone()));
-        status.set(String::new());
-        spawn_local(async move {
-            match storage::save_settings(&next).await {
-                Ok(()) => {
-                    alert.set(None);
-                    status.set("Saved".to_owned());
+        next.gemini_api_key = key;
+        store(settings, next, feedback, "Key saved");
+        if let Ok(answer) = permission {
+            spawn_local(async move {
+                if let Ok(false) = answer.await {
+                    feedback.ok(
+                        "Key saved. Chrome did not grant access to the Gemini API host; searches will still try to reach it.",
+                    );
                 }
-                Err(error) => alert.set(Some(format!("Not saved ({error}). Try again."))),
+            });
+        }
+    };
+    let test_key = move |_| {
+        let key = key_draft.get_untracked();
+        if key.trim().is_empty() {
+            feedback.fail("Paste your Gemini API key first.");
+            return;
+        }
+        let model = current().model_name().to_owned();
+        feedback.ok("Testing the key…");
+        spawn_local(async move {
+            match gemini::test_key(&key, &model).await {
+                Ok(()) => feedback.ok(format!("The key works with {model}.")),
+                Err(failure) => feedback.fail(failure.user_message()),
             }
+        });
+    };
+    let remove_key = move |_| {
+        let Some(mut next) = settings.get_untracked() else {
+            return;
+        };
+        next.gemini_api_key.clear();
+        key_draft.set(String::new());
+        store(settings, next, feedback, "Key removed");
+        spawn_local(async move {
+            // Best effort: without a key nothing is sent anyway.
+            let _ = permissions::remove_gemini_host().await;
         });
     };
     let clear = move |_| {
         spawn_local(async move {
             match storage::clear_conversation().await {
-                Ok(()) => status.set("Conversation cleared".to_owned()),
-                Err(error) => alert.set(Some(format!(
+                Ok(()) => feedback.ok("Conversation cleared"),
+                Err(error) => feedback.fail(format!(
                     "The conversation could not be cleared ({error}). Try again."
-                ))),
+                )),
             }
         });
     };
-    let current = move || settings.get().unwrap_or_default();
 
     view! {
         <main class="options">
             <h1>"History Chat — Options"</h1>
-            <p class="status" role="status">{move || status.get()}</p>
-            <p class="alert" role="alert">{move || alert.get()}</p>
+            <p class="status" role="status">{move || feedback.status.get()}</p>
+            <p class="alert" role="alert">{move || feedback.alert.get()}</p>
+
+            <section>
+                <h2>"Gemini API key"</h2>
+                <p class="help">
+                    "Optional. With your own key, Gemini expands your question into keywords and ranks the pages found. "
+                    "Without one, everything stays on this device."
+                </p>
+                <div class="key-row">
+                    <input
+                        type=move || if key_visible.get() { "text" } else { "password" }
+                        aria-label="Gemini API key"
+                        autocomplete="off"
+                        spellcheck="false"
+                        placeholder="AIza…"
+                        prop:value=move || key_draft.get()
+                        on:input=move |event| key_draft.set(event_target_value(&event))
+                    />
+                    <button type="button" on:click=move |_| key_visible.update(|v| *v = !*v)>
+                        {move || if key_visible.get() { "Hide key" } else { "Show key" }}
+                    </button>
+                </div>
+                <div class="buttons">
+                    <button type="button" disabled=loading on:click=save_key>"Save key"</button>
+                    <button type="button" disabled=loading on:click=test_key>"Test key"</button>
+                    <button type="button" disabled=loading on:click=remove_key>"Remove key"</button>
+                </div>
+                <label class="field">
+                    "Model "
+                    <input
+                        type="text"
+                        aria-label="Gemini model"
+                        spellcheck="false"
+                        placeholder=DEFAULT_MODEL
+                        disabled=loading
+                        prop:value=move || current().model_name().to_owned()
+                        on:change=move |event| {
+                            let model = event_target_value(&event).trim().to_owned();
+                            change(Box::new(move |s| s.model = model));
+                        }
+                    />
+                </label>
+                <p class="help">"If Google retires this model, History Chat uses the current Flash model and tells you."</p>
+            </section>
+
             <section>
                 <h2>"Search"</h2>
-                <label>
+                <fieldset role="radiogroup" aria-label="Search depth" disabled=loading>
+                    <legend>"Search depth (with a key)"</legend>
+                    {Depth::ALL
+                        .into_iter()
+                        .map(|depth| view! {
+                            <label class="choice">
+                                <input
+                                    type="radio"
+                                    name="depth"
+                                    value=depth.as_str()
+                                    prop:checked=move || current().depth == depth
+                                    on:change=move |_| change(Box::new(move |s| s.depth = depth))
+                                />
+                                <span class="choice-label">{depth.label()}</span>
+                                <span class="help">{depth.description()}</span>
+                            </label>
+                        })
+                        .collect_view()}
+                </fieldset>
+                <label class="field">
                     "Default period "
                     <select
                         aria-label="Default period"
-                        disabled=move || settings.with(Option::is_none)
+                        disabled=loading
                         on:change=move |event| {
                             let value = Period::parse(&event_target_value(&event)).unwrap_or_default();
                             change(Box::new(move |s| s.default_period = value));
@@ -79,13 +227,14 @@ pub fn Options() -> impl IntoView {
                     </select>
                 </label>
             </section>
+
             <section>
                 <h2>"Conversation"</h2>
-                <label>
+                <label class="field">
                     "Keep conversation for "
                     <select
                         aria-label="Keep conversation for"
-                        disabled=move || settings.with(Option::is_none)
+                        disabled=loading
                         on:change=move |event| {
                             let value = Retention::parse(&event_target_value(&event)).unwrap_or_default();
                             change(Box::new(move |s| s.retention = value));
@@ -100,11 +249,24 @@ pub fn Options() -> impl IntoView {
                 <p class="help">"Older questions and answers are deleted when the popup opens."</p>
                 <button type="button" on:click=clear>"Clear conversation"</button>
             </section>
+
             <section>
                 <h2>"What leaves this computer"</h2>
                 <p>
-                    "Nothing. History Chat searches your Chrome history on this device and makes no network request. "
-                    "Your settings are kept in Chrome's synced storage; your conversation stays in this browser's local storage."
+                    <strong>"Without a key: nothing. "</strong>
+                    "History Chat searches your Chrome history on this device and makes no network request."
+                </p>
+                <p>
+                    <strong>"With a Gemini key: "</strong>
+                    "for each question, your question is sent to Google's Gemini API to be turned into keywords; "
+                    "then the title, address and last-visit time of at most 100 pages from your history that match "
+                    "those keywords are sent with your question to be ranked. Never your full history. "
+                    "The key travels in a request header, only to generativelanguage.googleapis.com. "
+                    "Google's Gemini API terms apply to what is sent."
+                </p>
+                <p>
+                    "Your settings, key included, are kept in Chrome's synced storage; your conversation stays in "
+                    "this browser's local storage."
                 </p>
             </section>
         </main>

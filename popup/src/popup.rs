@@ -1,12 +1,16 @@
-//! The toolbar popup: search box, period, and the conversation (newest turn first).
+//! The toolbar popup: search box, period, and the conversation (newest turn first). Without a key
+//! it searches locally; with a Gemini key it runs the AI pipeline, with progress and a cancel button.
 
+use history_chat_bindings::gemini::GeminiModel;
 use history_chat_bindings::history::ChromeHistory;
+use history_chat_bindings::http::Cancel;
 use history_chat_bindings::{ChromeError, nonce, now_ms, runtime, storage, tabs};
-use history_chat_core::conversation::{Mode, StoredTurn, Turn, turn_key};
+use history_chat_core::ai::pipeline::{AiInput, ai_search};
+use history_chat_core::conversation::{StoredTurn, Turn, TurnResult, turn_key};
 use history_chat_core::display::{display_title, readable_url, relative_time};
-use history_chat_core::history::Page;
 use history_chat_core::period::Period;
 use history_chat_core::search::{local_search, no_results_message, outcome_message};
+use history_chat_core::settings::Settings;
 use leptos::ev::SubmitEvent;
 use leptos::html::Input;
 use leptos::prelude::*;
@@ -14,19 +18,38 @@ use leptos::task::spawn_local;
 
 use crate::keyboard::move_focus;
 
-/// Where components report a failure the user must see (the `role="alert"` line).
+/// A failure the user must see (the `role="alert"` line), with a way to the options page when the
+/// fix is there.
+#[derive(Debug, Clone, PartialEq)]
+struct AlertMessage {
+    text: String,
+    offer_options: bool,
+}
+
+impl AlertMessage {
+    fn new(text: String) -> Option<AlertMessage> {
+        Some(AlertMessage {
+            text,
+            offer_options: false,
+        })
+    }
+}
+
+/// Where components report such failures.
 #[derive(Clone, Copy)]
-struct Alert(WriteSignal<Option<String>>);
+struct Alert(WriteSignal<Option<AlertMessage>>);
 
 /// The whole popup.
 #[component]
 pub fn Popup() -> impl IntoView {
+    let settings = RwSignal::new(Settings::default());
     let period = RwSignal::new(Period::default());
     let question = RwSignal::new(String::new());
     let turns = RwSignal::new(Vec::<StoredTurn>::new());
     let busy = RwSignal::new(false);
     let status = RwSignal::new(String::new());
-    let (alert, set_alert) = signal(None::<String>);
+    let running = StoredValue::new(None::<Cancel>);
+    let (alert, set_alert) = signal(None::<AlertMessage>);
     provide_context(Alert(set_alert));
     let search_box = NodeRef::<Input>::new();
 
@@ -36,15 +59,15 @@ pub fn Popup() -> impl IntoView {
         }
     });
     spawn_local(async move {
-        match load(now_ms()).await {
-            Ok((default_period, loaded)) => {
-                period.set(default_period);
-                turns.set(loaded);
-            }
-            Err(error) => set_alert.set(Some(format!(
+        let loaded = storage::load_settings().await.unwrap_or_default();
+        period.set(loaded.default_period);
+        match storage::load_conversation(now_ms(), &loaded).await {
+            Ok(conversation) => turns.set(conversation.turns),
+            Err(error) => set_alert.set(AlertMessage::new(format!(
                 "Your conversation could not be loaded ({error}). Searching still works; close and reopen the popup to try again."
             ))),
         }
+        settings.set(loaded);
     });
 
     let on_submit = move |event: SubmitEvent| {
@@ -54,28 +77,45 @@ pub fn Popup() -> impl IntoView {
         }
         let asked = question.get_untracked();
         let period = period.get_untracked();
+        let settings = settings.get_untracked();
+        let cancel = Cancel::new();
+        running.set_value(Some(cancel.clone()));
         busy.set(true);
         set_alert.set(None);
         status.set("Searching your history…".to_owned());
         spawn_local(async move {
-            let stored = ask(asked, period).await;
-            status.set(match &stored.turn.error {
-                Some(_) => String::new(),
-                None => outcome_message(&stored.turn.question, period, stored.turn.results.len()),
+            let (stored, problem) = if settings.has_api_key() {
+                ask_gemini(asked, period, &settings, cancel, status).await
+            } else {
+                (ask_locally(asked, period).await, false)
+            };
+            status.set(match (&stored.turn.error, stored.turn.ai.is_some()) {
+                (Some(_), false) => String::new(),
+                _ => outcome_message(&stored.turn.question, period, stored.turn.results.len()),
             });
             if let Some(error) = &stored.turn.error {
-                set_alert.set(Some(error.clone()));
+                set_alert.set(Some(AlertMessage {
+                    text: error.clone(),
+                    offer_options: problem,
+                }));
             }
             let saved = storage::save_turn(&stored.key, &stored.turn).await;
             turns.update(|turns| turns.insert(0, stored));
             question.set(String::new());
+            running.set_value(None);
             busy.set(false);
             if let Err(error) = saved {
-                set_alert.set(Some(format!(
+                set_alert.set(AlertMessage::new(format!(
                     "This answer is shown but could not be saved ({error}); it will be gone when the popup closes."
                 )));
             }
         });
+    };
+    let cancel = move |_| {
+        if let Some(cancel) = running.get_value() {
+            cancel.cancel();
+            status.set("Cancelling…".to_owned());
+        }
     };
 
     let clear = move |_| {
@@ -85,28 +125,29 @@ pub fn Popup() -> impl IntoView {
                     turns.set(Vec::new());
                     status.set("Conversation cleared".to_owned());
                 }
-                Err(error) => set_alert.set(Some(format!(
+                Err(error) => set_alert.set(AlertMessage::new(format!(
                     "The conversation could not be cleared ({error}). Try again."
                 ))),
             }
         });
     };
-    let open_options = move |_| {
-        spawn_local(async move {
-            if let Err(error) = runtime::open_options_page().await {
-                set_alert.set(Some(format!(
-                    "The options page could not be opened ({error})."
-                )));
+    let mode = move || {
+        settings.with(|s| {
+            if s.has_api_key() {
+                format!("Gemini · {}", s.depth.label())
+            } else {
+                "Local".to_owned()
             }
-        });
+        })
     };
 
     view! {
         <main class="popup" on:keydown=move |event| move_focus(&event)>
             <header class="bar">
                 <h1>"History Chat"</h1>
+                <span class="mode" title="Which engine answers">{mode}</span>
                 <button type="button" class="quiet" on:click=clear>"Clear conversation"</button>
-                <button type="button" class="quiet" on:click=open_options>"Options"</button>
+                <button type="button" class="quiet" on:click=move |_| open_options(set_alert)>"Options"</button>
             </header>
             <form class="ask" role="search" on:submit=on_submit>
                 <input
@@ -136,14 +177,24 @@ pub fn Popup() -> impl IntoView {
                         .collect_view()}
                 </select>
             </form>
-            <p class="status" role="status">{move || status.get()}</p>
-            <p class="alert" role="alert">{move || alert.get()}</p>
+            <div class="progress">
+                <p class="status" role="status">{move || status.get()}</p>
+                <Show when=move || busy.get() && settings.with(Settings::has_api_key)>
+                    <button type="button" class="quiet" on:click=cancel>"Cancel"</button>
+                </Show>
+            </div>
+            <div class="alert" role="alert">
+                {move || alert.get().map(|alert| view! {
+                    <span>{alert.text}</span>
+                    <Show when=move || alert.offer_options>
+                        " "
+                        <button type="button" class="link" on:click=move |_| open_options(set_alert)>"Open options"</button>
+                    </Show>
+                })}
+            </div>
             <section class="conversation" aria-label="Conversation" aria-busy=move || busy.get().to_string()>
                 <Show when=move || turns.with(Vec::is_empty) && !busy.get()>
-                    <p class="hint">
-                        "Type words you remember from a page's title or address, pick a period, press Enter. "
-                        "Your history is searched on this device; nothing leaves it."
-                    </p>
+                    <p class="hint">{move || hint(settings.with(Settings::has_api_key))}</p>
                 </Show>
                 <For each=move || turns.get() key=|stored| stored.key.clone() children=|stored| view! { <TurnView turn=stored.turn/> }/>
             </section>
@@ -151,37 +202,75 @@ pub fn Popup() -> impl IntoView {
     }
 }
 
-/// Reads the settings and the conversation (applying retention). Settings that cannot be read
-/// give the defaults: the popup must open whatever is stored.
-async fn load(now: i64) -> Result<(Period, Vec<StoredTurn>), ChromeError> {
-    let settings = storage::load_settings().await.unwrap_or_default();
-    let loaded = storage::load_conversation(now, &settings).await?;
-    Ok((settings.default_period, loaded.turns))
+fn hint(ai: bool) -> &'static str {
+    if ai {
+        "Describe the page you remember, in your own words. Gemini turns your question into keywords, \
+         your history is searched on this device, and only the question and at most 100 matching pages \
+         (title, address, last visit) are sent to Gemini to be ranked."
+    } else {
+        "Type words you remember from a page's title or address, pick a period, press Enter. \
+         Your history is searched on this device; nothing leaves it."
+    }
+}
+
+fn open_options(set_alert: WriteSignal<Option<AlertMessage>>) {
+    spawn_local(async move {
+        if let Err(error) = runtime::open_options_page().await {
+            set_alert.set(AlertMessage::new(format!(
+                "The options page could not be opened ({error})."
+            )));
+        }
+    });
 }
 
 /// Runs one local search and makes it a turn; a failure becomes the turn's error, with what to do.
-async fn ask(question: String, period: Period) -> StoredTurn {
+async fn ask_locally(question: String, period: Period) -> StoredTurn {
     let at_ms = now_ms();
-    let (results, error) = match local_search(&ChromeHistory, &question, period, at_ms).await {
-        Ok(results) => (results, None),
-        Err(error) => (
-            Vec::new(),
-            Some(format!(
-                "Your history could not be searched ({error}). Try again in a moment."
-            )),
-        ),
-    };
+    let outcome = local_search(&ChromeHistory, &question, period, at_ms)
+        .await
+        .map_err(|error: ChromeError| {
+            format!("Your history could not be searched ({error}). Try again in a moment.")
+        });
     StoredTurn {
         key: turn_key(at_ms, nonce()),
-        turn: Turn {
-            at_ms,
-            question: question.trim().to_owned(),
-            period,
-            mode: Mode::Local,
-            results,
-            error,
-        },
+        turn: Turn::local(at_ms, &question, period, outcome),
     }
+}
+
+/// Runs the AI pipeline with Gemini, reporting each step in `status`. Also says whether the
+/// failure (if any) is fixed in the options page.
+async fn ask_gemini(
+    question: String,
+    period: Period,
+    settings: &Settings,
+    cancel: Cancel,
+    status: RwSignal<String>,
+) -> (StoredTurn, bool) {
+    let at_ms = now_ms();
+    let model = GeminiModel::new(settings.api_key(), cancel);
+    let input = AiInput {
+        question: question.clone(),
+        period,
+        depth: settings.depth,
+        now_ms: at_ms,
+        model: settings.model_name().to_owned(),
+    };
+    let answer = ai_search(&ChromeHistory, &model, input, &mut |progress| {
+        status.set(progress.message())
+    })
+    .await;
+    let settings_problem = answer
+        .failure
+        .as_ref()
+        .is_some_and(|failure| failure.is_settings_problem());
+    let turn = Turn::from_ai(at_ms, &question, period, settings.depth, answer);
+    (
+        StoredTurn {
+            key: turn_key(at_ms, nonce()),
+            turn,
+        },
+        settings_problem,
+    )
 }
 
 /// One question and its answer.
@@ -193,34 +282,68 @@ fn TurnView(turn: Turn) -> impl IntoView {
     } else {
         turn.question.clone()
     };
+    let engine = match &turn.ai {
+        Some(ai) => format!("{} · {}", turn.mode.label(), ai.depth.label()),
+        None => turn.mode.label().to_owned(),
+    };
     let meta = format!(
-        "{} · asked {}",
+        "{engine} · {} · asked {}",
         turn.period.label(),
         relative_time(now, turn.at_ms)
     );
-    let answer = match (&turn.error, turn.results.is_empty()) {
-        (Some(error), _) => view! { <p class="notice error">{error.clone()}</p> }.into_any(),
-        (None, true) => view! { <p class="notice">{no_results_message(&turn.question, turn.period)}</p> }.into_any(),
-        (None, false) => view! {
+    let notices = turn
+        .ai
+        .as_ref()
+        .map(|ai| ai.notices.clone())
+        .unwrap_or_default();
+    let keywords = turn
+        .ai
+        .as_ref()
+        .map(|ai| ai.keywords.clone())
+        .unwrap_or_default();
+    let error = turn
+        .error
+        .clone()
+        .map(|error| view! { <p class="notice error">{error}</p> });
+    let answer = match (turn.results.is_empty(), &turn.error, &turn.ai) {
+        (false, _, _) => view! {
             <ul role="list" class="results">
-                {turn.results.into_iter().map(|page| view! { <ResultItem page now/> }).collect_view()}
+                {turn.results.into_iter().map(|result| view! { <ResultItem result now/> }).collect_view()}
             </ul>
         }
         .into_any(),
+        // A local failure already says what happened; an AI turn's notices say why it is empty.
+        (true, Some(_), _) | (true, None, Some(_)) => ().into_any(),
+        (true, None, None) => {
+            view! { <p class="notice">{no_results_message(&turn.question, turn.period)}</p> }.into_any()
+        }
     };
     view! {
         <article class="turn">
             <p class="question">{asked}</p>
             <p class="meta">{meta}</p>
+            {error}
+            {notices.into_iter().map(|notice| view! { <p class="notice">{notice}</p> }).collect_view()}
             {answer}
+            <Show when={
+                let empty = keywords.is_empty();
+                move || !empty
+            }>
+                <details class="keywords">
+                    <summary>{format!("Keywords searched ({})", keywords.len())}</summary>
+                    <p>{keywords.join(", ")}</p>
+                </details>
+            </Show>
         </article>
     }
 }
 
-/// One page of an answer: a single link (title, readable URL, last visit) that opens it in a tab.
+/// One page of an answer: a single link (title, readable URL, last visit) that opens it in a tab,
+/// and the model's reason when there is one.
 #[component]
-fn ResultItem(page: Page, now: i64) -> impl IntoView {
+fn ResultItem(result: TurnResult, now: i64) -> impl IntoView {
     let Alert(set_alert) = expect_context::<Alert>();
+    let page = result.page;
     let title = display_title(&page.title, &page.url);
     let readable = readable_url(&page.url);
     let visited = format!("visited {}", relative_time(now, page.last_visit_ms));
@@ -230,10 +353,14 @@ fn ResultItem(page: Page, now: i64) -> impl IntoView {
         let url = url.clone();
         spawn_local(async move {
             if let Err(error) = tabs::open(&url).await {
-                set_alert.set(Some(format!("This page could not be opened: {error}.")));
+                set_alert.set(AlertMessage::new(format!(
+                    "This page could not be opened: {error}."
+                )));
             }
         });
     };
+    let reason =
+        (!result.reason.is_empty()).then(|| view! { <p class="reason">{result.reason}</p> });
     view! {
         <li class="result">
             <a class="result-link" href=page.url on:click=open>
@@ -241,6 +368,7 @@ fn ResultItem(page: Page, now: i64) -> impl IntoView {
                 <span class="url">{readable}</span>
                 <time>{visited}</time>
             </a>
+            {reason}
         </li>
     }
 }

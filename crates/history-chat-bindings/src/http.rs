@@ -12,10 +12,10 @@ extern "C" {
     fn global_fetch(request: &Request) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = setTimeout)]
     fn set_timeout(callback: &js_sys::Function, ms: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(catch, js_namespace = AbortSignal, js_name = any)]
     fn abort_signal_any(signals: &js_sys::Array) -> Result<AbortSignal, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = AbortSignal, js_name = timeout)]
-    fn abort_signal_timeout(ms: u32) -> Result<AbortSignal, JsValue>;
 }
 
 /// Why a request got no HTTP answer.
@@ -58,7 +58,9 @@ impl Cancel {
 
     /// Whether [`Cancel::cancel`] was called.
     pub fn is_cancelled(&self) -> bool {
-        self.controller.as_ref().is_some_and(|c| c.signal().aborted())
+        self.controller
+            .as_ref()
+            .is_some_and(|c| c.signal().aborted())
     }
 
     fn signal(&self) -> Option<AbortSignal> {
@@ -81,12 +83,23 @@ pub struct HttpReply {
     pub body: String,
 }
 
-/// POSTs a JSON body and reads the whole answer as text, within `timeout_ms`, unless `cancel` fires.
-/// Headers are sent as given: secrets belong in headers, never in the URL.
-pub async fn post_json(
+/// An HTTP method we use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// `GET`, no body.
+    Get,
+    /// `POST` with a JSON body.
+    Post,
+}
+
+/// Sends a request and reads the whole answer as text, within `timeout_ms`, unless `cancel` fires.
+/// Headers are sent as given: secrets belong in headers, never in the URL. The time limit runs on
+/// `setTimeout`, so it is the page's clock (tests can drive it).
+pub async fn request(
+    method: Method,
     url: &str,
     headers: &[(&str, &str)],
-    body: &str,
+    json_body: Option<&str>,
     timeout_ms: u32,
     cancel: &Cancel,
 ) -> Result<HttpReply, FetchError> {
@@ -94,40 +107,68 @@ pub async fn post_json(
         return Err(FetchError::Cancelled);
     }
     let invalid = |e: JsValue| FetchError::Invalid(format!("{e:?}"));
-    let timeout = abort_signal_timeout(timeout_ms).map_err(invalid)?;
-    let signals = js_sys::Array::of1(&timeout);
+    // This attempt's own controller, aborted by the timer; the request listens to it and to the
+    // user's cancel handle.
+    let attempt = AbortController::new().map_err(invalid)?;
+    let signals = js_sys::Array::of1(&attempt.signal());
     if let Some(signal) = cancel.signal() {
         signals.push(&signal);
     }
     let signal = abort_signal_any(&signals).map_err(invalid)?;
+    let timer_target = attempt.clone();
+    let on_timeout = Closure::once(move || timer_target.abort());
+    let timer = set_timeout(on_timeout.as_ref().unchecked_ref(), timeout_ms).map_err(invalid)?;
 
+    let outcome = send(method, url, headers, json_body, &signal).await;
+    // The timer must not fire once `on_timeout` is dropped at the end of this function.
+    let _ = clear_timeout(&timer);
+    outcome.map_err(|error| match error {
+        SendError::Invalid(message) => FetchError::Invalid(message),
+        SendError::Failed if cancel.is_cancelled() => FetchError::Cancelled,
+        SendError::Failed if attempt.signal().aborted() => FetchError::Timeout,
+        SendError::Failed => FetchError::Network,
+    })
+}
+
+enum SendError {
+    Invalid(String),
+    Failed,
+}
+
+async fn send(
+    method: Method,
+    url: &str,
+    headers: &[(&str, &str)],
+    json_body: Option<&str>,
+    signal: &AbortSignal,
+) -> Result<HttpReply, SendError> {
+    let invalid = |e: JsValue| SendError::Invalid(format!("{e:?}"));
     let header_map = Headers::new().map_err(invalid)?;
-    header_map.set("content-type", "application/json").map_err(invalid)?;
     for (name, value) in headers {
         header_map.set(name, value).map_err(invalid)?;
     }
     let init = RequestInit::new();
-    init.set_method("POST");
-    init.set_headers(&header_map);
-    init.set_body(&JsValue::from_str(body));
-    init.set_signal(Some(&signal));
-    let request = Request::new_with_str_and_init(url, &init).map_err(invalid)?;
-
-    let why = |_: JsValue| {
-        if cancel.is_cancelled() {
-            FetchError::Cancelled
-        } else if timeout.aborted() {
-            FetchError::Timeout
-        } else {
-            FetchError::Network
+    match (method, json_body) {
+        (Method::Post, body) => {
+            init.set_method("POST");
+            header_map
+                .set("content-type", "application/json")
+                .map_err(invalid)?;
+            init.set_body(&JsValue::from_str(body.unwrap_or("{}")));
         }
-    };
-    let response: Response = JsFuture::from(global_fetch(&request).map_err(why)?)
+        (Method::Get, _) => init.set_method("GET"),
+    }
+    init.set_headers(&header_map);
+    init.set_signal(Some(signal));
+    let request = Request::new_with_str_and_init(url, &init).map_err(invalid)?;
+    let response: Response = JsFuture::from(global_fetch(&request).map_err(|_| SendError::Failed)?)
         .await
-        .map_err(why)?
+        .map_err(|_| SendError::Failed)?
         .dyn_into()
-        .map_err(|_| FetchError::Network)?;
-    let text = JsFuture::from(response.text().map_err(why)?).await.map_err(why)?;
+        .map_err(|_| SendError::Failed)?;
+    let text = JsFuture::from(response.text().map_err(|_| SendError::Failed)?)
+        .await
+        .map_err(|_| SendError::Failed)?;
     Ok(HttpReply {
         status: response.status(),
         body: text.as_string().unwrap_or_default(),

@@ -23,21 +23,30 @@ const DELETE: &str = "indexedDB delete";
 /// The blob stored under `key`, if any.
 pub async fn get(key: &str) -> Result<Option<Vec<u8>>, ChromeError> {
     let promise = idb_get(key).map_err(|e| ChromeError::failed(GET, e))?;
-    let value = JsFuture::from(promise).await.map_err(|e| ChromeError::failed(GET, e))?;
-    Ok(value.dyn_into::<js_sys::Uint8Array>().ok().map(|bytes| bytes.to_vec()))
+    let value = JsFuture::from(promise)
+        .await
+        .map_err(|e| ChromeError::failed(GET, e))?;
+    Ok(value
+        .dyn_into::<js_sys::Uint8Array>()
+        .ok()
+        .map(|bytes| bytes.to_vec()))
 }
 
 /// Stores `bytes` under `key`, replacing what was there.
 pub async fn put(key: &str, bytes: &[u8]) -> Result<(), ChromeError> {
     let array = js_sys::Uint8Array::from(bytes);
     let promise = idb_put(key, &array).map_err(|e| ChromeError::failed(PUT, e))?;
-    JsFuture::from(promise).await.map_err(|e| ChromeError::failed(PUT, e))?;
+    JsFuture::from(promise)
+        .await
+        .map_err(|e| ChromeError::failed(PUT, e))?;
     Ok(())
 }
 
 /// Deletes the blob under `key` (nothing happens when there is none).
 pub async fn delete(key: &str) -> Result<(), ChromeError> {
     let promise = idb_delete(key).map_err(|e| ChromeError::failed(DELETE, e))?;
-    JsFuture::from(promise).await.map_err(|e| ChromeError::failed(DELETE, e))?;
+    JsFuture::from(promise)
+        .await
+        .map_err(|e| ChromeError::failed(DELETE, e))?;
     Ok(())
 }

@@ -8,10 +8,12 @@
 //! Nothing here uses `window`, so it works in the popup, the options page and the service worker.
 
 mod error;
+pub mod gemini;
+pub mod history;
 pub mod http;
 pub mod idb;
-pub mod history;
 mod js_json;
+pub mod permissions;
 pub mod runtime;
 pub mod storage;
 pub mod tabs;

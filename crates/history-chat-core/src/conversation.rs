@@ -9,6 +9,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::ai::Depth;
+use crate::ai::model::Usage;
+use crate::ai::pipeline::AiAnswer;
 use crate::history::Page;
 use crate::lenient::or_default;
 use crate::period::Period;
@@ -28,6 +31,73 @@ pub enum Mode {
     /// Searched on this device with the browser's history search; nothing left the machine.
     #[default]
     Local,
+    /// Keywords and ranking by Gemini, with the user's API key.
+    Gemini,
+}
+
+impl Mode {
+    /// How the popup names the engine that answered.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Mode::Local => "Local",
+            Mode::Gemini => "Gemini",
+        }
+    }
+}
+
+/// A page of an answer, with the model's reason when a model ranked it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnResult {
+    /// The page.
+    #[serde(flatten)]
+    pub page: Page,
+    /// Why the model picked it, one line; empty in local mode or when unranked.
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "or_default"
+    )]
+    pub reason: String,
+}
+
+impl From<Page> for TurnResult {
+    fn from(page: Page) -> TurnResult {
+        TurnResult {
+            page,
+            reason: String::new(),
+        }
+    }
+}
+
+/// How an AI turn was made: what the popup shows on demand, and what it cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AiDetails {
+    /// The depth asked for.
+    #[serde(deserialize_with = "or_default")]
+    pub depth: Depth,
+    /// The model that answered.
+    #[serde(deserialize_with = "or_default")]
+    pub model: String,
+    /// The keywords searched, in order.
+    #[serde(deserialize_with = "or_default")]
+    pub keywords: Vec<String>,
+    /// Whether the keywords are the question's own words (the model's were not usable).
+    #[serde(deserialize_with = "or_default")]
+    pub keywords_from_question: bool,
+    /// Candidates sent for ranking.
+    #[serde(deserialize_with = "or_default")]
+    pub candidate_count: usize,
+    /// What the user was told about fallbacks, one sentence each.
+    #[serde(deserialize_with = "or_default")]
+    pub notices: Vec<String>,
+    /// Tokens used (`usageMetadata`, summed over the calls).
+    #[serde(deserialize_with = "or_default")]
+    pub usage: Usage,
+    /// The user cancelled the search.
+    #[serde(deserialize_with = "or_default")]
+    pub cancelled: bool,
 }
 
 /// One question and its answer.
@@ -48,14 +118,90 @@ pub struct Turn {
     pub mode: Mode,
     /// The pages found, best first.
     #[serde(default, deserialize_with = "or_default")]
-    pub results: Vec<Page>,
-    /// What went wrong, when the search failed.
+    pub results: Vec<TurnResult>,
+    /// What went wrong, when the search failed or fell back.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "or_default"
     )]
     pub error: Option<String>,
+    /// How an AI turn was made; `None` in local mode.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "or_default"
+    )]
+    pub ai: Option<AiDetails>,
+}
+
+impl Turn {
+    /// A local-mode turn: the pages found, or what went wrong.
+    pub fn local(
+        at_ms: i64,
+        question: &str,
+        period: Period,
+        outcome: Result<Vec<Page>, String>,
+    ) -> Turn {
+        let (results, error) = match outcome {
+            Ok(pages) => (pages.into_iter().map(TurnResult::from).collect(), None),
+            Err(error) => (Vec::new(), Some(error)),
+        };
+        Turn {
+            at_ms,
+            question: question.trim().to_owned(),
+            period,
+            mode: Mode::Local,
+            results,
+            error,
+            ai: None,
+        }
+    }
+
+    /// An AI turn from the pipeline's answer: picks with their reasons, the failure (if any) as the
+    /// error, the notices as sentences.
+    pub fn from_ai(
+        at_ms: i64,
+        question: &str,
+        period: Period,
+        depth: Depth,
+        answer: AiAnswer,
+    ) -> Turn {
+        let error = match (&answer.failure, answer.cancelled) {
+            (_, true) => Some("Search cancelled.".to_owned()),
+            (Some(failure), false) => Some(failure.user_message()),
+            (None, false) => None,
+        };
+        Turn {
+            at_ms,
+            question: question.trim().to_owned(),
+            period,
+            mode: Mode::Gemini,
+            results: answer
+                .picks
+                .into_iter()
+                .map(|pick| TurnResult {
+                    page: pick.page,
+                    reason: pick.reason,
+                })
+                .collect(),
+            error,
+            ai: Some(AiDetails {
+                depth,
+                model: answer.model_used,
+                keywords: answer.keywords,
+                keywords_from_question: answer.keywords_from_fallback,
+                candidate_count: answer.candidate_count,
+                notices: answer
+                    .notices
+                    .iter()
+                    .map(|notice| notice.message())
+                    .collect(),
+                usage: answer.usage,
+                cancelled: answer.cancelled,
+            }),
+        }
+    }
 }
 
 /// A turn with the storage key it lives under.
@@ -142,19 +288,13 @@ mod tests {
     const NOW: i64 = 1_780_000_000_000;
 
     fn turn(at_ms: i64, question: &str) -> Turn {
-        Turn {
-            at_ms,
-            question: question.to_owned(),
-            period: Period::Week,
-            mode: Mode::Local,
-            results: vec![Page {
-                url: "https://a.example/".into(),
-                title: "A".into(),
-                last_visit_ms: at_ms - 1,
-                visit_count: 2,
-            }],
-            error: None,
-        }
+        let page = Page {
+            url: "https://a.example/".into(),
+            title: "A".into(),
+            last_visit_ms: at_ms - 1,
+            visit_count: 2,
+        };
+        Turn::local(at_ms, question, Period::Week, Ok(vec![page]))
     }
 
     fn stored(at_ms: i64, nonce: u32, question: &str) -> (String, Value) {
@@ -201,6 +341,45 @@ mod tests {
             serde_json::from_value::<Turn>(value).unwrap(),
             turn(NOW, "recursive cte")
         );
+    }
+
+    #[test]
+    fn ai_turns_keep_reasons_keywords_notices_and_usage() {
+        use crate::ai::model::ModelFailure;
+        use crate::ai::pipeline::{Notice, RankedPage};
+        let page = turn(NOW, "x").results[0].page.clone();
+        let answer = AiAnswer {
+            keywords: vec!["recursive".into(), "cte".into()],
+            keywords_from_fallback: false,
+            candidate_count: 12,
+            picks: vec![RankedPage {
+                page,
+                reason: "About recursive CTEs.".into(),
+            }],
+            notices: vec![Notice::Unranked],
+            failure: Some(ModelFailure::Overloaded),
+            usage: Usage {
+                prompt_tokens: 10,
+                output_tokens: 5,
+                thinking_tokens: 0,
+                total_tokens: 15,
+            },
+            cancelled: false,
+            model_used: "gemini-2.5-flash".into(),
+        };
+        let turn = Turn::from_ai(NOW, " q ", Period::Month, Depth::Exhaustive, answer);
+        let value = serde_json::to_value(&turn).unwrap();
+        assert_eq!(value["mode"], "gemini");
+        assert_eq!(value["results"][0]["reason"], "About recursive CTEs.");
+        assert_eq!(value["results"][0]["url"], "https://a.example/");
+        assert_eq!(value["ai"]["keywords"], json!(["recursive", "cte"]));
+        assert_eq!(value["ai"]["usage"]["totalTokens"], 15);
+        assert_eq!(value["ai"]["depth"], "exhaustive");
+        assert_eq!(
+            turn.error.as_deref(),
+            Some(ModelFailure::Overloaded.user_message().as_str())
+        );
+        assert_eq!(serde_json::from_value::<Turn>(value).unwrap(), turn);
     }
 
     #[test]

@@ -9,6 +9,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::ai::Depth;
+use crate::gemini::DEFAULT_MODEL;
 use crate::lenient::or_default;
 use crate::period::{DAY_MS, Period};
 
@@ -84,7 +86,7 @@ impl Retention {
 }
 
 /// Everything the user can set.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
     /// The period selected when the popup opens.
@@ -93,9 +95,47 @@ pub struct Settings {
     /// How long the conversation is kept.
     #[serde(default, deserialize_with = "or_default")]
     pub retention: Retention,
+    /// The user's Gemini API key; empty when none. Secret: never logged, never in a URL, never in
+    /// the conversation (`Debug` prints it redacted).
+    #[serde(default, deserialize_with = "or_default")]
+    pub gemini_api_key: String,
+    /// How many keywords a question is expanded into, in AI mode.
+    #[serde(default, deserialize_with = "or_default")]
+    pub depth: Depth,
+    /// The Gemini model, such as `gemini-2.5-flash`; empty (the default) means [`DEFAULT_MODEL`], so
+    /// users who never chose one follow the default when a model is retired.
+    #[serde(default, deserialize_with = "or_default")]
+    pub model: String,
     /// Fields written by other versions of the extension, kept as they are.
     #[serde(flatten)]
     pub other: Map<String, Value>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            default_period: Period::default(),
+            retention: Retention::default(),
+            gemini_api_key: String::new(),
+            depth: Depth::default(),
+            model: String::new(),
+            other: Map::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = if self.has_api_key() { "[redacted]" } else { "" };
+        f.debug_struct("Settings")
+            .field("default_period", &self.default_period)
+            .field("retention", &self.retention)
+            .field("gemini_api_key", &key)
+            .field("depth", &self.depth)
+            .field("model", &self.model)
+            .field("other", &self.other)
+            .finish()
+    }
 }
 
 impl Settings {
@@ -108,6 +148,24 @@ impl Settings {
         match value {
             Some(value @ Value::Object(_)) => serde_json::from_value(value).unwrap_or_default(),
             _ => Settings::default(),
+        }
+    }
+
+    /// Whether a Gemini key is set (AI mode).
+    pub fn has_api_key(&self) -> bool {
+        !self.gemini_api_key.trim().is_empty()
+    }
+
+    /// The key, trimmed of the spaces a paste brings along.
+    pub fn api_key(&self) -> &str {
+        self.gemini_api_key.trim()
+    }
+
+    /// The model to ask: the configured one, or [`DEFAULT_MODEL`] when the field is blank.
+    pub fn model_name(&self) -> &str {
+        match self.model.trim() {
+            "" => DEFAULT_MODEL,
+            name => name,
         }
     }
 
@@ -124,14 +182,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_are_seven_days_and_thirty_days_retention() {
+    fn defaults_are_seven_days_and_thirty_days_retention_and_no_key() {
         let defaults = Settings::default();
         assert_eq!(defaults.default_period, Period::Week);
         assert_eq!(defaults.retention, Retention::Month);
         assert_eq!(
             defaults.to_stored(),
-            json!({"defaultPeriod": "7d", "retention": "30d"})
+            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": ""})
         );
+        assert!(!defaults.has_api_key());
+        assert_eq!(defaults.model_name(), DEFAULT_MODEL);
     }
 
     #[test]
@@ -171,11 +231,41 @@ mod tests {
 
     #[test]
     fn unknown_fields_from_newer_versions_survive_a_round_trip() {
-        let stored = json!({"defaultPeriod": "24h", "retention": "forever", "aiProvider": "auto", "depth": {"x": 1}});
+        let stored = json!({"defaultPeriod": "24h", "retention": "forever", "geminiApiKey": "k", "depth": "sheerlock",
+                            "model": "gemini-3-flash", "aiProvider": "auto", "future": {"x": 1}});
         let settings = Settings::from_stored(Some(stored.clone()));
         assert_eq!(settings.default_period, Period::Day);
         assert_eq!(settings.retention, Retention::Forever);
+        assert_eq!(settings.depth, Depth::Sheerlock);
         assert_eq!(settings.to_stored(), stored);
+    }
+
+    #[test]
+    fn settings_from_the_first_version_load_with_ai_defaults() {
+        let settings =
+            Settings::from_stored(Some(json!({"defaultPeriod": "30d", "retention": "7d"})));
+        assert_eq!(
+            (
+                settings.depth,
+                settings.model_name(),
+                settings.has_api_key()
+            ),
+            (Depth::Regular, DEFAULT_MODEL, false)
+        );
+    }
+
+    #[test]
+    fn key_and_model_are_read_trimmed_and_the_key_never_prints() {
+        let settings = Settings {
+            gemini_api_key: "  AIzaSyFAKE-secret \n".into(),
+            model: "   ".into(),
+            ..Settings::default()
+        };
+        assert_eq!(settings.api_key(), "AIzaSyFAKE-secret");
+        assert_eq!(settings.model_name(), DEFAULT_MODEL);
+        let printed = format!("{settings:?}");
+        assert!(!printed.contains("secret"), "{printed}");
+        assert!(printed.contains("[redacted]"));
     }
 
     #[test]

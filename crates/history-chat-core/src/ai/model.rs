@@ -134,6 +134,18 @@ pub enum ModelFailure {
 }
 
 impl ModelFailure {
+    /// Whether the fix is in the options page (key, permissions, region, model): the popup then
+    /// offers a way there next to the message.
+    pub fn is_settings_problem(&self) -> bool {
+        matches!(
+            self,
+            ModelFailure::KeyRejected
+                | ModelFailure::PermissionDenied
+                | ModelFailure::RegionUnsupported
+                | ModelFailure::ModelNotFound { .. }
+        )
+    }
+
     /// One sentence for the user: what happened and what to do. The UI adds the link to Options.
     pub fn user_message(&self) -> String {
         match self {

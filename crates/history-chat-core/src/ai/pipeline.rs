@@ -69,6 +69,24 @@ pub enum Progress {
     Ranking,
 }
 
+impl Progress {
+    /// The popup's status line for this step.
+    pub fn message(&self) -> String {
+        match self {
+            Progress::Expanding => "Expanding your question…".to_owned(),
+            Progress::Retrying { seconds, .. } => {
+                format!("Gemini is busy — retrying in {seconds} s…")
+            }
+            Progress::Searching {
+                candidates, budget, ..
+            } => {
+                format!("Searching history: {candidates} of {budget} candidates")
+            }
+            Progress::Ranking => "Ranking…".to_owned(),
+        }
+    }
+}
+
 /// Something the user should know about how the answer was made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]

@@ -647,3 +647,30 @@ fn the_answer_travels_as_json() {
         serde_json::json!({"step": "searching", "candidates": 8, "budget": 100, "keyword": 1, "keywords": 1})
     );
 }
+
+#[test]
+fn progress_messages_name_the_step() {
+    let rows = [
+        (Progress::Expanding, "Expanding your question…"),
+        (
+            Progress::Retrying {
+                seconds: 2,
+                attempt: 2,
+            },
+            "Gemini is busy — retrying in 2 s…",
+        ),
+        (
+            Progress::Searching {
+                candidates: 43,
+                budget: 100,
+                keyword: 3,
+                keywords: 20,
+            },
+            "Searching history: 43 of 100 candidates",
+        ),
+        (Progress::Ranking, "Ranking…"),
+    ];
+    for (progress, expected) in rows {
+        assert_eq!(progress.message(), expected);
+    }
+}

@@ -1,0 +1,62 @@
+//! `chrome.permissions`: access to the Gemini API host, asked for when the user saves a key
+//! (`optional_host_permissions` in the manifest) rather than at install.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::ChromeError;
+use crate::js_json::to_js;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions"], js_name = request)]
+    fn permissions_request(permissions: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions"], js_name = remove)]
+    fn permissions_remove(permissions: &JsValue) -> Result<js_sys::Promise, JsValue>;
+}
+
+/// The Gemini API host, as the manifest's `optional_host_permissions` names it.
+pub const GEMINI_ORIGIN_PATTERN: &str = "https://generativelanguage.googleapis.com/*";
+
+const REQUEST: &str = "chrome.permissions.request";
+const REMOVE: &str = "chrome.permissions.remove";
+
+#[derive(serde::Serialize)]
+struct Origins<'a> {
+    origins: [&'a str; 1],
+}
+
+/// Starts asking for access to the Gemini host. Must be called synchronously inside a user
+/// gesture's handler (a click); the returned future resolves when the user answers the prompt,
+/// with whether access was granted.
+pub fn request_gemini_host() -> Result<impl Future<Output = Result<bool, ChromeError>>, ChromeError>
+{
+    let argument = to_js(
+        REQUEST,
+        &Origins {
+            origins: [GEMINI_ORIGIN_PATTERN],
+        },
+    )?;
+    let promise = permissions_request(&argument).map_err(|e| ChromeError::failed(REQUEST, e))?;
+    Ok(async move {
+        let granted = JsFuture::from(promise)
+            .await
+            .map_err(|e| ChromeError::failed(REQUEST, e))?;
+        Ok(granted.as_bool().unwrap_or(false))
+    })
+}
+
+/// Gives access to the Gemini host back (when the key is removed).
+pub async fn remove_gemini_host() -> Result<(), ChromeError> {
+    let argument = to_js(
+        REMOVE,
+        &Origins {
+            origins: [GEMINI_ORIGIN_PATTERN],
+        },
+    )?;
+    let promise = permissions_remove(&argument).map_err(|e| ChromeError::failed(REMOVE, e))?;
+    JsFuture::from(promise)
+        .await
+        .map_err(|e| ChromeError::failed(REMOVE, e))?;
+    Ok(())
+}
