@@ -262,7 +262,7 @@ export function contentWords(question) {
 
 /** A few related words a model would add, for the fixture histories' topics. */
 const RELATED = {
-  cte: ['recursive', 'postgresql', 'with'],
+  cte: ['recursive', 'postgresql', 'sql'],
   ctes: ['recursive', 'postgresql'],
   postgres: ['postgresql', 'sql'],
   postgresql: ['sql', 'postgres'],
@@ -324,6 +324,11 @@ const MODEL_RESOURCE = (model) => ({
   maxTemperature: 2,
   thinking: true,
 });
+
+/** The text of a successful reply recorded on a call (what the extension got), or null. */
+export function replyText(call) {
+  return call.replyJson?.candidates?.[0]?.content?.parts?.map((p) => p.text ?? '').join('') ?? null;
+}
 
 /** The default answer for each kind of call. */
 export function smartReply(call) {
@@ -482,6 +487,8 @@ export async function installGemini(context) {
       return route.abort('aborted').catch(() => {});
     }
     call.answeredAt = Date.now();
+    call.status = reply.abort ? null : reply.status ?? 200;
+    call.replyJson = reply.json ?? null;
     if (reply.abort) return route.abort(reply.abort).catch(() => {});
     const headers = { ...JSON_HEADERS, ...(reply.contentType ? { 'content-type': reply.contentType } : {}), ...(reply.headers ?? {}) };
     const body = reply.text != null ? reply.text : JSON.stringify(reply.json ?? {});

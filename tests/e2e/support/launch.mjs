@@ -118,6 +118,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
   // --- recording (attached before anything of ours runs) ---
   const requests = []; // {url, method, resourceType, source}
   const errors = []; // {source, text}
+  const consoleMessages = []; // every console message of extension pages and workers: {source, type, text}
   let extensionId = expectedId;
   const extOrigin = () => `chrome-extension://${extensionId}/`;
   const isExtUrl = (u) => typeof u === 'string' && extensionId && u.startsWith(extOrigin());
@@ -141,6 +142,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
   const watchPage = (page) => {
     page.on('console', (msg) => {
       if (msg.worker?.()) return; // worker messages are also delivered here; recorded by watchWorker
+      if (isExtUrl(page.url())) consoleMessages.push({ source: page.url(), type: msg.type(), text: msg.text() });
       if (msg.type() === 'error' && isExtUrl(page.url())) errors.push({ source: `console.error in ${page.url()}`, text: msg.text() });
     });
     page.on('pageerror', (err) => {
@@ -153,6 +155,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
     if (watchedWorkers.has(worker)) return;
     watchedWorkers.add(worker);
     worker.on('console', (msg) => {
+      consoleMessages.push({ source: worker.url(), type: msg.type(), text: msg.text() });
       if (msg.type() === 'error') errors.push({ source: `console.error in ${worker.url()}`, text: msg.text() });
     });
     // Playwright reports no uncaught errors for workers: turn them into console errors.
@@ -199,6 +202,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
     dist,
     requests,
     errors,
+    consoleMessages,
     url,
     get serviceWorker() {
       return context.serviceWorkers().find((w) => w.url().startsWith(extOrigin())) ?? null;
