@@ -12,6 +12,7 @@ pub mod gemini;
 pub mod history;
 pub mod http;
 pub mod idb;
+pub mod messages;
 mod js_json;
 pub mod permissions;
 pub mod runtime;

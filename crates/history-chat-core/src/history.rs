@@ -25,6 +25,18 @@ pub struct HistoryItem {
     pub visit_count: u32,
 }
 
+/// What `chrome.history.onVisitRemoved` reports: everything was cleared, or these URLs are gone
+/// (every visit of each).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RemovedVisits {
+    /// The whole history was cleared.
+    pub all_history: bool,
+    /// The raw URLs removed (when not `all_history`).
+    #[serde(deserialize_with = "null_as_default")]
+    pub urls: Vec<String>,
+}
+
 /// A page as we show it: a cleaned URL, with every history entry that cleans to it merged in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -21,6 +21,7 @@ pub mod display;
 pub mod gemini;
 pub mod history;
 mod lenient;
+pub mod messages;
 pub mod period;
 pub mod search;
 pub mod settings;

@@ -1,0 +1,48 @@
+//! `chrome.runtime` messaging with the core's [`Request`]/[`Response`] types, and decoding of what
+//! the browser hands the service worker's listeners.
+
+use history_chat_core::history::{HistoryItem, RemovedVisits};
+use history_chat_core::messages::{Request, Response};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::ChromeError;
+use crate::js_json::{from_js, to_js};
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = sendMessage)]
+    fn send_message(message: &JsValue) -> Result<js_sys::Promise, JsValue>;
+}
+
+const SEND: &str = "chrome.runtime.sendMessage";
+const ON_MESSAGE: &str = "chrome.runtime.onMessage";
+const ON_VISITED: &str = "chrome.history.onVisited";
+const ON_VISIT_REMOVED: &str = "chrome.history.onVisitRemoved";
+
+/// Asks the service worker, and waits for its answer.
+pub async fn ask_worker(request: &Request) -> Result<Response, ChromeError> {
+    let promise = send_message(&to_js(SEND, request)?).map_err(|e| ChromeError::failed(SEND, e))?;
+    let answer = JsFuture::from(promise).await.map_err(|e| ChromeError::failed(SEND, e))?;
+    from_js(SEND, &answer)
+}
+
+/// Reads a message the worker received.
+pub fn read_request(message: &JsValue) -> Result<Request, ChromeError> {
+    from_js(ON_MESSAGE, message)
+}
+
+/// Writes the worker's answer.
+pub fn write_response(response: &Response) -> JsValue {
+    to_js(ON_MESSAGE, response).unwrap_or(JsValue::NULL)
+}
+
+/// Reads `chrome.history.onVisited`'s argument.
+pub fn read_visited(item: &JsValue) -> Result<HistoryItem, ChromeError> {
+    from_js(ON_VISITED, item)
+}
+
+/// Reads `chrome.history.onVisitRemoved`'s argument.
+pub fn read_removed(removed: &JsValue) -> Result<RemovedVisits, ChromeError> {
+    from_js(ON_VISIT_REMOVED, removed)
+}
