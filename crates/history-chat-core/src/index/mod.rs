@@ -34,8 +34,7 @@ pub mod typo;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
 pub use fuse::{RRF_K, fuse_with_browser, rrf};
@@ -134,15 +133,8 @@ pub struct Index {
     stem_members: Vec<Vec<u32>>,
 }
 
-/// The words of a page, counted per field.
-struct DocWords {
-    words: Vec<(String, FieldCounts)>,
-    title_len: u16,
-    url_len: u16,
-}
-
 /// Which field a word was found in.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Field {
     Title,
     Host,
@@ -150,60 +142,47 @@ enum Field {
     Query,
 }
 
-impl DocWords {
-    fn of(title: &str, url: &str) -> DocWords {
-        let mut words = DocWords {
-            words: Vec::new(),
-            title_len: 0,
-            url_len: 0,
-        };
-        fold_words(truncate(title, score::MAX_TITLE_BYTES), Parts::Split, |w| {
-            words.add(w, Field::Title)
-        });
-        if let Ok(url) = url::Url::parse(url) {
-            if let Some(host) = url.host_str() {
-                let labels: Vec<&str> = host.split('.').collect();
-                let keep = labels.len().saturating_sub(1).max(1);
-                for label in labels.iter().take(keep) {
-                    if !text::HOST_NOISE.contains(label) {
-                        fold_words(label, Parts::Split, |w| words.add(w, Field::Host));
-                    }
-                }
-            }
-            for segment in url.path().split('/') {
-                let segment = text::percent_decode(segment, false);
-                fold_words(&segment, Parts::Split, |w| {
-                    if !text::PATH_NOISE.contains(&w) {
-                        words.add(w, Field::Path)
-                    }
-                });
-            }
-            for pair in url.query().unwrap_or("").split('&') {
-                let value = pair.split_once('=').map_or("", |(_, v)| v);
-                let value = text::percent_decode(value, true);
-                fold_words(&value, Parts::Split, |w| words.add(w, Field::Query));
-            }
+/// Calls `emit` with every indexed word of a page and the field it is in: the title (its first
+/// [`score::MAX_TITLE_BYTES`]), the host labels (minus the TLD and [`text::HOST_NOISE`]), the
+/// path segments (minus [`text::PATH_NOISE`]) and the query values. The URL is a cleaned one
+/// (`http(s)://host[:port]/path[?query]`, no fragment), split by hand: parsing it again would
+/// cost more than the whole tokenisation.
+fn page_words(title: &str, url: &str, mut emit: impl FnMut(&str, Field)) {
+    fold_words(truncate(title, score::MAX_TITLE_BYTES), Parts::Split, |w| {
+        emit(w, Field::Title)
+    });
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let (authority, rest) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = if host.starts_with('[') {
+        host.split_once(']').map_or(host, |(ip, _)| ip)
+    } else {
+        host.split_once(':').map_or(host, |(name, _)| name)
+    };
+    let labels: Vec<&str> = host.split('.').collect();
+    let keep = labels.len().saturating_sub(1).max(1);
+    for label in labels.iter().take(keep) {
+        if !text::HOST_NOISE.contains(label) {
+            fold_words(label, Parts::Split, |w| emit(w, Field::Host));
         }
-        words
     }
-
-    fn add(&mut self, word: &str, field: Field) {
-        let at = match self.words.iter().position(|(w, _)| w == word) {
-            Some(at) => at,
-            None => {
-                self.words.push((word.to_owned(), FieldCounts::default()));
-                self.words.len() - 1
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    for segment in path.split('/').filter(|s| !s.is_empty()) {
+        let segment = text::percent_decode(segment, false);
+        fold_words(&segment, Parts::Split, |w| {
+            if !text::PATH_NOISE.contains(&w) {
+                emit(w, Field::Path)
             }
-        };
-        let counts = &mut self.words[at].1;
-        let (count, len) = match field {
-            Field::Title => (&mut counts.title, &mut self.title_len),
-            Field::Host => (&mut counts.host, &mut self.url_len),
-            Field::Path => (&mut counts.path, &mut self.url_len),
-            Field::Query => (&mut counts.query, &mut self.url_len),
-        };
-        *count = count.saturating_add(1);
-        *len = len.saturating_add(1);
+        });
+    }
+    for pair in query.split('&') {
+        let value = pair.split_once('=').map_or("", |(_, v)| v);
+        if !value.is_empty() {
+            let value = text::percent_decode(value, true);
+            fold_words(&value, Parts::Split, |w| emit(w, Field::Query));
+        }
     }
 }
 
@@ -241,8 +220,9 @@ impl Index {
         }
         let stemmers = Stemmers::default();
         for id in fresh {
-            index.index_doc(id, &stemmers);
+            index.index_doc(id, &stemmers, false);
         }
+        index.sort_terms();
         index
     }
 
@@ -283,12 +263,12 @@ impl Index {
         };
         let stemmers = Stemmers::default();
         if is_new {
-            self.index_doc(id, &stemmers);
+            self.index_doc(id, &stemmers, true);
         } else if let Some((old_title, url)) = old_title
             && self.doc(id).is_some_and(|doc| doc.title != old_title)
         {
             self.unindex(id, &old_title, &url);
-            self.index_doc(id, &stemmers);
+            self.index_doc(id, &stemmers, true);
         }
     }
 
@@ -491,36 +471,62 @@ impl Index {
         Some((id, true))
     }
 
-    /// Adds a page's words to the postings (the page has none yet).
-    fn index_doc(&mut self, id: u32, stemmers: &Stemmers) {
+    /// Adds a page's words to the postings (the page has none yet). `keep_sorted`: keep the prefix
+    /// order up to date for each new word (incremental updates); a build sorts once at the end.
+    fn index_doc(&mut self, id: u32, stemmers: &Stemmers, keep_sorted: bool) {
         let Some(doc) = self.doc(id) else {
             return;
         };
-        let words = DocWords::of(&doc.title, &doc.url);
-        for (word, counts) in &words.words {
-            let term = self.intern(word, stemmers);
-            self.terms[term as usize].postings.push(Posting {
-                doc: id,
-                counts: *counts,
-            });
+        let (title, url) = (doc.title.clone(), doc.url.clone());
+        let mut occurrences: Vec<(u32, Field)> = Vec::new();
+        page_words(&title, &url, |word, field| {
+            occurrences.push((self.intern(word, stemmers, keep_sorted), field));
+        });
+        occurrences.sort_unstable();
+        let (mut title_len, mut url_len) = (0u16, 0u16);
+        let mut at = 0;
+        while at < occurrences.len() {
+            let term = occurrences[at].0;
+            let mut counts = FieldCounts::default();
+            while let Some(&(t, field)) = occurrences.get(at)
+                && t == term
+            {
+                let (count, len) = match field {
+                    Field::Title => (&mut counts.title, &mut title_len),
+                    Field::Host => (&mut counts.host, &mut url_len),
+                    Field::Path => (&mut counts.path, &mut url_len),
+                    Field::Query => (&mut counts.query, &mut url_len),
+                };
+                *count = count.saturating_add(1);
+                *len = len.saturating_add(1);
+                at += 1;
+            }
+            self.terms[term as usize]
+                .postings
+                .push(Posting { doc: id, counts });
         }
-        self.title_len_sum += u64::from(words.title_len);
-        self.url_len_sum += u64::from(words.url_len);
+        self.title_len_sum += u64::from(title_len);
+        self.url_len_sum += u64::from(url_len);
         if let Some(Some(doc)) = self.docs.get_mut(id as usize) {
-            doc.title_len = words.title_len;
-            doc.url_len = words.url_len;
+            doc.title_len = title_len;
+            doc.url_len = url_len;
         }
     }
 
     /// Removes a page's postings, given the title and URL it was indexed with.
     fn unindex(&mut self, id: u32, title: &str, url: &str) {
-        let words = DocWords::of(title, url);
-        for (word, _) in &words.words {
-            if let Some(&term) = self.term_ids.get(word.as_str()) {
-                let postings = &mut self.terms[term as usize].postings;
-                if let Some(at) = postings.iter().position(|p| p.doc == id) {
-                    postings.swap_remove(at);
-                }
+        let mut terms: Vec<u32> = Vec::new();
+        page_words(title, url, |word, _| {
+            if let Some(&term) = self.term_ids.get(word) {
+                terms.push(term);
+            }
+        });
+        terms.sort_unstable();
+        terms.dedup();
+        for term in terms {
+            let postings = &mut self.terms[term as usize].postings;
+            if let Some(at) = postings.iter().position(|p| p.doc == id) {
+                postings.swap_remove(at);
             }
         }
         let (title_len, url_len) = self.doc(id).map_or((0, 0), |d| (d.title_len, d.url_len));
@@ -540,7 +546,7 @@ impl Index {
     }
 
     /// The id of a word, added to the vocabulary if new.
-    fn intern(&mut self, word: &str, stemmers: &Stemmers) -> u32 {
+    fn intern(&mut self, word: &str, stemmers: &Stemmers, keep_sorted: bool) -> u32 {
         if let Some(&id) = self.term_ids.get(word) {
             return id;
         }
@@ -552,16 +558,29 @@ impl Index {
             sig: typo::signature(word),
             chars: word.chars().count().min(255) as u8,
         });
-        let at = self
-            .sorted_terms
-            .partition_point(|&t| *self.terms[t as usize].text < *word);
-        self.sorted_terms.insert(at, id);
+        if keep_sorted {
+            let at = self
+                .sorted_terms
+                .partition_point(|&t| *self.terms[t as usize].text < *word);
+            self.sorted_terms.insert(at, id);
+        }
         self.terms.push(Term {
             text,
             stems,
             postings: Vec::new(),
         });
         id
+    }
+
+    /// Rebuilds the prefix order of the whole vocabulary.
+    fn sort_terms(&mut self) {
+        let mut sorted: Vec<u32> = (0..self.terms.len() as u32).collect();
+        sorted.sort_unstable_by(|&a, &b| {
+            self.terms[a as usize]
+                .text
+                .cmp(&self.terms[b as usize].text)
+        });
+        self.sorted_terms = sorted;
     }
 
     fn stem_id(&mut self, stem: String, term: u32) -> u32 {
@@ -604,7 +623,7 @@ impl Index {
     }
 
     fn variants(&self, word: &str, prefix: bool, stemmers: &Stemmers) -> Variants {
-        let mut found: HashMap<u32, f32> = HashMap::new();
+        let mut found: HashMap<u32, f32> = HashMap::default();
         let mut add = |term: u32, weight: f32| {
             let w = found.entry(term).or_insert(0.0);
             *w = w.max(weight);

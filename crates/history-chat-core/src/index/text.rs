@@ -17,6 +17,8 @@
 //! English and French stemmers: history has no language tag, so a word gets both stems and a query
 //! word matches any indexed word that shares one of them.
 
+use std::borrow::Cow;
+
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 
@@ -60,9 +62,22 @@ pub const STOP_WORDS: &[&str] = &[
     "when", "where", "which", "who", "why", "will", "with", "y", "you", "your",
 ];
 
+/// The longest stop word, in bytes: longer words skip the search (most words do).
+const MAX_STOP_WORD_BYTES: usize = {
+    let mut max = 0;
+    let mut i = 0;
+    while i < STOP_WORDS.len() {
+        if STOP_WORDS[i].len() > max {
+            max = STOP_WORDS[i].len();
+        }
+        i += 1;
+    }
+    max
+};
+
 /// Whether a folded word is a stop word.
 pub fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.binary_search(&word).is_ok()
+    word.len() <= MAX_STOP_WORD_BYTES && STOP_WORDS.binary_search(&word).is_ok()
 }
 
 /// Whether camelCase and letter/digit parts are added next to whole words.
@@ -123,6 +138,10 @@ fn emit_word(raw: &[char], parts: Parts, buf: &mut String, emit: &mut impl FnMut
     if parts == Parts::Whole {
         return;
     }
+    // Only words with an inner capital or a digit can split; most words have neither.
+    if !raw[1..].iter().any(|c| c.is_uppercase() || c.is_numeric()) {
+        return;
+    }
     let cuts = boundaries(raw);
     if cuts.is_empty() {
         return;
@@ -157,8 +176,9 @@ fn fold_into(raw: &[char], buf: &mut String) {
 }
 
 fn keep(word: &str) -> bool {
-    let chars = word.chars().count();
-    if chars == 0 || chars > MAX_WORD_CHARS || is_stop_word(word) {
+    // Bytes bound characters from above: only long byte strings need counting.
+    let too_long = word.len() > MAX_WORD_CHARS && word.chars().count() > MAX_WORD_CHARS;
+    if word.is_empty() || too_long || is_stop_word(word) {
         return false;
     }
     !(word.bytes().all(|b| b.is_ascii_digit()) && word.len() > MAX_DIGITS)
@@ -229,7 +249,11 @@ pub const HOST_NOISE: &[&str] = &["amp", "co", "com", "m", "mobile", "net", "org
 pub const PATH_NOISE: &[&str] = &["asp", "aspx", "htm", "html", "index", "jsp", "php", "shtml"];
 
 /// Decodes `%xx` escapes of a URL piece (and `+` as a space in queries); invalid UTF-8 is replaced.
-pub fn percent_decode(piece: &str, plus_is_space: bool) -> String {
+pub fn percent_decode(piece: &str, plus_is_space: bool) -> Cow<'_, str> {
+    let escaped = piece.contains('%') || (plus_is_space && piece.contains('+'));
+    if !escaped {
+        return Cow::Borrowed(piece);
+    }
     let bytes = piece.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -246,7 +270,7 @@ pub fn percent_decode(piece: &str, plus_is_space: bool) -> String {
         out.push(if plus_is_space && b == b'+' { b' ' } else { b });
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
 }
 
 #[cfg(test)]
