@@ -43,7 +43,7 @@ pub use persist::{FORMAT_VERSION, LoadError};
 use crate::clean::clean_url;
 use crate::history::{HistoryItem, Page};
 use score::FieldCounts;
-use text::{Parts, Stemmers, fold_words};
+use text::{Parts, Scratch, Stemmers, fold_words_with};
 
 /// One search result: the page and its score (higher is better; only comparable within one
 /// answer).
@@ -148,9 +148,9 @@ enum Field {
 /// (`http(s)://host[:port]/path[?query]`, no fragment), split by hand: parsing it again would
 /// cost more than the whole tokenisation.
 fn page_words(title: &str, url: &str, mut emit: impl FnMut(&str, Field)) {
-    fold_words(truncate(title, score::MAX_TITLE_BYTES), Parts::Split, |w| {
-        emit(w, Field::Title)
-    });
+    let scratch = &mut Scratch::default();
+    let title = truncate(title, score::MAX_TITLE_BYTES);
+    fold_words_with(scratch, title, Parts::Split, |w| emit(w, Field::Title));
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let (authority, rest) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
     let host = authority
@@ -161,17 +161,17 @@ fn page_words(title: &str, url: &str, mut emit: impl FnMut(&str, Field)) {
     } else {
         host.split_once(':').map_or(host, |(name, _)| name)
     };
-    let labels: Vec<&str> = host.split('.').collect();
-    let keep = labels.len().saturating_sub(1).max(1);
-    for label in labels.iter().take(keep) {
-        if !text::HOST_NOISE.contains(label) {
-            fold_words(label, Parts::Split, |w| emit(w, Field::Host));
+    // Every label but the last (the TLD), unless the host is a single label (`localhost`).
+    let labels = host.rsplit_once('.').map_or(host, |(labels, _)| labels);
+    for label in labels.split('.') {
+        if !text::HOST_NOISE.contains(&label) {
+            fold_words_with(scratch, label, Parts::Split, |w| emit(w, Field::Host));
         }
     }
     let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
     for segment in path.split('/').filter(|s| !s.is_empty()) {
         let segment = text::percent_decode(segment, false);
-        fold_words(&segment, Parts::Split, |w| {
+        fold_words_with(scratch, &segment, Parts::Split, |w| {
             if !text::PATH_NOISE.contains(&w) {
                 emit(w, Field::Path)
             }
@@ -181,7 +181,7 @@ fn page_words(title: &str, url: &str, mut emit: impl FnMut(&str, Field)) {
         let value = pair.split_once('=').map_or("", |(_, v)| v);
         if !value.is_empty() {
             let value = text::percent_decode(value, true);
-            fold_words(&value, Parts::Split, |w| emit(w, Field::Query));
+            fold_words_with(scratch, &value, Parts::Split, |w| emit(w, Field::Query));
         }
     }
 }

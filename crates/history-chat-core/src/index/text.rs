@@ -18,8 +18,10 @@
 //! word matches any indexed word that shares one of them.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::FxHashSet;
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 
 /// Words longer than this are dropped: in titles they are almost never typed, in URLs they are
@@ -62,22 +64,14 @@ pub const STOP_WORDS: &[&str] = &[
     "when", "where", "which", "who", "why", "will", "with", "y", "you", "your",
 ];
 
-/// The longest stop word, in bytes: longer words skip the search (most words do).
-const MAX_STOP_WORD_BYTES: usize = {
-    let mut max = 0;
-    let mut i = 0;
-    while i < STOP_WORDS.len() {
-        if STOP_WORDS[i].len() > max {
-            max = STOP_WORDS[i].len();
-        }
-        i += 1;
-    }
-    max
-};
+/// [`STOP_WORDS`] as a hash set, built on first use: a hash of a short word is cheaper than a
+/// binary search through 150 strings, and every indexed word is checked.
+static STOP_WORD_SET: LazyLock<FxHashSet<&'static str>> =
+    LazyLock::new(|| STOP_WORDS.iter().copied().collect());
 
 /// Whether a folded word is a stop word.
 pub fn is_stop_word(word: &str) -> bool {
-    word.len() <= MAX_STOP_WORD_BYTES && STOP_WORDS.binary_search(&word).is_ok()
+    word.len() <= 5 && STOP_WORD_SET.contains(word)
 }
 
 /// Whether camelCase and letter/digit parts are added next to whole words.
@@ -90,27 +84,52 @@ pub enum Parts {
 }
 
 /// Calls `emit` with every folded, kept word of `text`, in order. Stop words and noise are dropped.
-pub fn fold_words(text: &str, parts: Parts, mut emit: impl FnMut(&str)) {
-    let mut raw: Vec<char> = Vec::new();
-    let mut folded = String::new();
-    let mut flush = |raw: &mut Vec<char>| {
-        if !raw.is_empty() {
-            emit_word(raw, parts, &mut folded, &mut emit);
-            raw.clear();
-        }
-    };
+pub fn fold_words(text: &str, parts: Parts, emit: impl FnMut(&str)) {
+    fold_words_with(&mut Scratch::default(), text, parts, emit);
+}
+
+/// Buffers reused across [`fold_words_with`] calls (a page is folded piece by piece).
+#[derive(Debug, Default)]
+pub struct Scratch {
+    raw: Vec<char>,
+    folded: String,
+}
+
+/// [`fold_words`] with reusable buffers.
+pub fn fold_words_with(
+    scratch: &mut Scratch,
+    text: &str,
+    parts: Parts,
+    mut emit: impl FnMut(&str),
+) {
+    let Scratch { raw, folded } = scratch;
+    raw.clear();
     for c in text.chars() {
         if c.is_ascii() {
-            push_char(c, &mut raw, &mut flush);
+            if c.is_ascii_alphanumeric() {
+                raw.push(c);
+            } else if !raw.is_empty() {
+                emit_word(raw, parts, folded, &mut emit);
+                raw.clear();
+            }
         } else {
             decompose_compatible(c, |d| {
-                if !is_combining_mark(d) {
-                    push_char(d, &mut raw, &mut flush);
+                if is_combining_mark(d) {
+                    return;
+                }
+                if d.is_alphanumeric() {
+                    raw.push(d);
+                } else if !raw.is_empty() {
+                    emit_word(raw, parts, folded, &mut emit);
+                    raw.clear();
                 }
             });
         }
     }
-    flush(&mut raw);
+    if !raw.is_empty() {
+        emit_word(raw, parts, folded, &mut emit);
+        raw.clear();
+    }
 }
 
 /// The folded words of `text`, whole words only, stop words dropped.
@@ -118,14 +137,6 @@ pub fn query_words(text: &str) -> Vec<String> {
     let mut words = Vec::new();
     fold_words(text, Parts::Whole, |w| words.push(w.to_owned()));
     words
-}
-
-fn push_char(c: char, raw: &mut Vec<char>, flush: &mut impl FnMut(&mut Vec<char>)) {
-    if c.is_alphanumeric() {
-        raw.push(c);
-    } else {
-        flush(raw);
-    }
 }
 
 /// Folds one run of letters and digits and emits it, then its parts.
@@ -289,6 +300,10 @@ mod tests {
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted, STOP_WORDS);
+        assert!(
+            STOP_WORDS.iter().all(|w| w.len() <= 5),
+            "is_stop_word's length check"
+        );
         for word in STOP_WORDS {
             assert_eq!(words(word, Parts::Whole), Vec::<String>::new(), "{word}");
         }
