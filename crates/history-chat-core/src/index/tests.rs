@@ -601,3 +601,76 @@ fn empty_and_large_histories() {
     assert!(hits.iter().all(|h| h.page.title.starts_with("python")));
     assert_eq!(index.search("", NOW - DAY_MS, NOW, 5).len(), 5);
 }
+
+#[test]
+fn incremental_upserts_give_the_same_answers_as_a_build() {
+    let items = vec![
+        item(
+            "https://blog.example/ctes",
+            "Recursive CTEs: handling cycles",
+            3,
+            2,
+        ),
+        item("https://a.example/cafe", "Le café de Paris", 5, 1),
+        item(
+            "https://blog.example/ctes?utm_source=x",
+            "Recursive CTEs",
+            1,
+            1,
+        ),
+        item("https://b.example/", "Handling errors in Rust", 2, 4),
+        item("https://c.example/recettes", "Recettes de cuisine", 8, 1),
+    ];
+    let built = Index::build(items.clone());
+    let mut incremental = Index::new();
+    for item in items {
+        incremental.upsert(item);
+    }
+    for query in [
+        "recursive",
+        "handl",
+        "cafe",
+        "recette",
+        "",
+        "ctes cycles",
+        "erors",
+    ] {
+        assert_eq!(
+            incremental.search(query, 0, NOW, 10),
+            built.search(query, 0, NOW, 10),
+            "{query}"
+        );
+    }
+}
+
+#[test]
+fn index_source_answers_the_pipeline_like_the_browser_would() {
+    use crate::search::{HistoryQuery, HistorySource, local_search};
+    let index = sample();
+    let source = IndexSource {
+        index: &index,
+        now_ms: NOW,
+    };
+    let ask = |text: &str, start: i64, max: u32| {
+        pollster::block_on(source.search(&HistoryQuery {
+            text: text.to_owned(),
+            start_time: start as f64,
+            max_results: max,
+        }))
+        .unwrap()
+    };
+    let found = ask("cycle", 0, 0);
+    assert_eq!(found[0].url, "https://blog.example/sql/recursive-ctes");
+    assert_eq!(ask("", NOW - 2 * DAY_MS, 0).len(), 2);
+    assert_eq!(ask("", 0, 3).len(), 3);
+    assert!(ask("cafe", NOW - DAY_MS, 0).is_empty());
+    // The existing local search runs on it unchanged.
+    let pages = pollster::block_on(local_search(
+        &source,
+        "strasse",
+        crate::period::Period::Week,
+        NOW,
+    ))
+    .unwrap();
+    assert_eq!(pages[0].url, "https://de.example/strasse");
+}
