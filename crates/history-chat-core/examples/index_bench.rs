@@ -199,6 +199,7 @@ fn main() {
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut latency_rows = Vec::new();
+    let mut update_rows = Vec::new();
     for &size in &sizes {
         let items = history(size, 0x5EED ^ size as u64);
         let started = Instant::now();
@@ -241,6 +242,44 @@ fn main() {
             ms(k100),
         );
 
+        // The typo scan alone: a word of nine letters that matches nothing, one edit or not.
+        let started = Instant::now();
+        for _ in 0..100 {
+            std::hint::black_box(index.search_keyword("zqxwvkjhg", 0, NOW_MS, 10));
+        }
+        let typo_us = started.elapsed().as_secs_f64() * 1e6 / 100.0;
+        // Incremental updates on a copy: revisits, new pages (new words), removals.
+        let mut updated = index.clone();
+        let revisit: Vec<HistoryItem> = items.iter().take(200).cloned().collect();
+        let started = Instant::now();
+        for item in &revisit {
+            updated.upsert(HistoryItem {
+                last_visit_ms: NOW_MS,
+                ..item.clone()
+            });
+        }
+        let revisit_us = started.elapsed().as_secs_f64() * 1e6 / 200.0;
+        let fresh: Vec<HistoryItem> = (0..200)
+            .map(|i| HistoryItem {
+                url: format!("https://new{i}.example/fresh-page-{i}"),
+                title: format!("Brand new page number {i} about novelword{i}"),
+                last_visit_ms: NOW_MS,
+                visit_count: 1,
+            })
+            .collect();
+        let started = Instant::now();
+        for item in &fresh {
+            updated.upsert(item.clone());
+        }
+        let fresh_us = started.elapsed().as_secs_f64() * 1e6 / 200.0;
+        let urls: Vec<String> = fresh.iter().map(|i| i.url.clone()).collect();
+        let started = Instant::now();
+        for url in &urls {
+            updated.remove_urls(std::slice::from_ref(url));
+        }
+        let remove_us = started.elapsed().as_secs_f64() * 1e6 / 200.0;
+        update_rows.push((size, typo_us, revisit_us, fresh_us, remove_us));
+
         for n in 1..=6 {
             let mut times: Vec<f64> = queries(&items, n, 300, &mut rng)
                 .iter()
@@ -255,6 +294,11 @@ fn main() {
             times.sort_by(f64::total_cmp);
             latency_rows.push((size, n, percentile(&times, 0.5), percentile(&times, 0.95)));
         }
+    }
+    println!("\n| entries | typo scan µs | upsert revisit µs | upsert new page µs | remove µs |");
+    println!("|---:|---:|---:|---:|---:|");
+    for (size, typo, revisit, fresh, remove) in update_rows {
+        println!("| {size} | {typo:.0} | {revisit:.1} | {fresh:.1} | {remove:.1} |");
     }
     println!("\n| entries | query words | p50 ms | p95 ms |");
     println!("|---:|---:|---:|---:|");
