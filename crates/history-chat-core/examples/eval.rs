@@ -31,12 +31,12 @@ fn main() {
         history.entries.len(),
         queries.len()
     );
-    println!("| kind     | queries | literal | smart |");
-    println!("|----------|--------:|--------:|------:|");
+    println!("| kind     | queries | literal | index only | smart (index + literal, RRF) |");
+    println!("|----------|--------:|--------:|-----------:|-----------------------------:|");
     for row in eval::summarize(&outcomes) {
         println!(
-            "| {:<8} | {:>7} | {:>7.2} | {:>5.2} |",
-            row.kind, row.queries, row.literal, row.smart
+            "| {:<8} | {:>7} | {:>7.2} | {:>10.2} | {:>28.2} |",
+            row.kind, row.queries, row.literal, row.index, row.smart
         );
     }
 }

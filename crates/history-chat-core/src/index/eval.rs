@@ -60,6 +60,8 @@ pub struct QueryOutcome {
     pub query: String,
     /// Recall@[`RECALL_AT`] of the literal browser search.
     pub literal: f64,
+    /// Recall@[`RECALL_AT`] of the index alone.
+    pub index: f64,
     /// Recall@[`RECALL_AT`] of the index fused with the browser search.
     pub smart: f64,
 }
@@ -73,6 +75,8 @@ pub struct KindRecall {
     pub queries: usize,
     /// Mean literal recall.
     pub literal: f64,
+    /// Mean recall of the index alone.
+    pub index: f64,
     /// Mean smart recall.
     pub smart: f64,
 }
@@ -115,6 +119,7 @@ pub fn run(history: &EvalHistory, queries: &[EvalQuery]) -> Vec<QueryOutcome> {
                 kind: q.kind.clone(),
                 query: q.query.clone(),
                 literal: recall(browser.iter().map(|p| p.url.as_str()).collect()),
+                index: recall(hits.iter().map(|h| h.page.url.as_str()).collect()),
                 smart: recall(smart.iter().map(|p| p.url.as_str()).collect()),
             }
         })
@@ -135,6 +140,7 @@ pub fn summarize(outcomes: &[QueryOutcome]) -> Vec<KindRecall> {
             kind: kind.to_owned(),
             queries: group.len(),
             literal: group.iter().map(|o| o.literal).sum::<f64>() / n,
+            index: group.iter().map(|o| o.index).sum::<f64>() / n,
             smart: group.iter().map(|o| o.smart).sum::<f64>() / n,
         }
     };
