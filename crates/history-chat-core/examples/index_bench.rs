@@ -175,6 +175,15 @@ fn queries(items: &[HistoryItem], n: usize, count: usize, rng: &mut Rng) -> Vec<
         .collect()
 }
 
+/// The process's resident memory in bytes (Linux `/proc/self/statm`), 0 elsewhere: a cross-check
+/// of `Index::heap_bytes`, which counts capacities only.
+fn rss_bytes() -> usize {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<usize>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -194,17 +203,47 @@ fn main() {
     } else {
         sizes
     };
+    // One process per size, so the RSS column is not skewed by memory a previous size freed.
+    if sizes.len() > 1 {
+        let Ok(me) = std::env::current_exe() else {
+            return eprintln!("cannot find this executable");
+        };
+        let mut tables: Vec<Vec<String>> = Vec::new();
+        for size in &sizes {
+            match std::process::Command::new(&me)
+                .arg(size.to_string())
+                .output()
+            {
+                Ok(out) => {
+                    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+                    // Tables are separated by blank lines.
+                    for (i, table) in text.split("\n\n").enumerate() {
+                        let lines: Vec<String> = table.lines().map(str::to_owned).collect();
+                        match tables.get_mut(i) {
+                            Some(rows) => rows.extend(lines.into_iter().skip(2)),
+                            None => tables.push(lines),
+                        }
+                    }
+                }
+                Err(error) => return eprintln!("cannot run {size}: {error}"),
+            }
+        }
+        let tables: Vec<String> = tables.into_iter().map(|t| t.join("\n")).collect();
+        return println!("{}", tables.join("\n\n"));
+    }
     println!(
-        "| entries | pages | words | build ms | save ms | bytes | load ms | heap MB | keywords×20 ms | keywords×100 ms |"
+        "| entries | pages | words | build ms | save ms | bytes | load ms | heap MB | RSS Δ MB | keywords×20 ms | keywords×100 ms |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut latency_rows = Vec::new();
     let mut update_rows = Vec::new();
     for &size in &sizes {
         let items = history(size, 0x5EED ^ size as u64);
+        let rss_before = rss_bytes();
         let started = Instant::now();
         let index = Index::build(items.clone());
         let build = started.elapsed();
+        let rss_index = rss_bytes().saturating_sub(rss_before);
 
         let started = Instant::now();
         let bytes = index.to_bytes();
@@ -230,7 +269,7 @@ fn main() {
         let (k20, k100) = (retrieve(20), retrieve(100));
 
         println!(
-            "| {size} | {} | {} | {:.0} | {:.0} | {:.1} MB | {:.0} | {:.1} | {:.1} | {:.1} |",
+            "| {size} | {} | {} | {:.0} | {:.0} | {:.1} MB | {:.0} | {:.1} | {:.1} | {:.1} | {:.1} |",
             index.len(),
             index.vocabulary_len(),
             ms(build),
@@ -238,6 +277,7 @@ fn main() {
             bytes.len() as f64 / 1e6,
             ms(load),
             index.heap_bytes() as f64 / (1024.0 * 1024.0),
+            rss_index as f64 / (1024.0 * 1024.0),
             ms(k20),
             ms(k100),
         );

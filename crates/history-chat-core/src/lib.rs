@@ -10,7 +10,6 @@
 //! - [`display`]: readable URLs and relative times for the UI.
 //! - [`settings`]: the user's settings, loaded leniently so older and newer versions can share them.
 //! - [`conversation`]: the conversation log: turns, their storage keys, retention.
-//! - [`index`]: the local full-text index: folding, stems, typos, BM25, fusion, persistence.
 //! - [`search`]: the local search pipeline, written against the [`search::HistorySource`] trait.
 
 pub mod clean;
