@@ -104,6 +104,30 @@ pub fn fold_words_with(
 ) {
     let Scratch { raw, folded } = scratch;
     raw.clear();
+    if text.is_ascii() {
+        // Fast path (most titles, every URL piece): no decomposition, words lower-cased in place.
+        for word in text.split(|c: char| !c.is_ascii_alphanumeric()) {
+            let bytes = word.as_bytes();
+            let inner_upper = bytes.iter().skip(1).any(u8::is_ascii_uppercase);
+            let mixed =
+                bytes.iter().any(u8::is_ascii_digit) && !bytes.iter().all(u8::is_ascii_digit);
+            if word.is_empty() {
+                continue;
+            } else if parts == Parts::Split && (inner_upper || mixed) {
+                raw.extend(word.chars());
+                emit_word(raw, parts, folded, &mut emit);
+                raw.clear();
+            } else {
+                folded.clear();
+                folded.push_str(word);
+                folded.make_ascii_lowercase();
+                if keep(folded) {
+                    emit(folded);
+                }
+            }
+        }
+        return;
+    }
     for c in text.chars() {
         if c.is_ascii() {
             if c.is_ascii_alphanumeric() {
