@@ -20,6 +20,7 @@ pub mod conversation;
 pub mod display;
 pub mod gemini;
 pub mod history;
+pub mod index;
 mod lenient;
 pub mod messages;
 pub mod period;

@@ -1,0 +1,801 @@
+//! A local full-text index of the whole history: find a page from the words you remember, as you
+//! type, without a key and without the network.
+//!
+//! `chrome.history.search` only finds pages whose title or URL contain every query word as typed
+//! (DESIGN.md §3): "cte recursive cycles" finds nothing, nor "cafe" for "café", a typo, a plural or a
+//! sentence. The [`Index`] is built once from the whole history (one
+//! `chrome.history.search({text: "", startTime: 0, maxResults: 0})`), kept up to date from
+//! `onVisited` / `onVisitRemoved`, saved with [`Index::to_bytes`] and loaded with
+//! [`Index::from_bytes`] when the service worker restarts.
+//!
+//! - Documents are pages keyed by their cleaned URL ([`crate::clean::clean_url`]); several raw URLs
+//!   merge into one page as in [`crate::history::clean_and_merge`], and the index remembers which
+//!   raw URLs back a page, so removing one removes the page only when none is left.
+//! - Words come from the title, the host (minus `www` and the TLD), the path segments and the query
+//!   values, folded and split by [`text`].
+//! - A query word matches itself, words sharing its English/French stem, and words one typo away
+//!   ([`typo`], words of [`score::TYPO_MIN_CHARS`] or more); the last word — the one being typed —
+//!   also matches as a prefix. Scoring is BM25F plus a small recency/visits prior ([`score`]).
+//! - [`rrf`] / [`fuse_with_browser`] merge the index's answer with the browser's literal one, so
+//!   nothing the browser finds is lost.
+//! - [`literal`] simulates the browser's matcher and [`eval`] measures both on a fixed set.
+//!
+//! Everything is single-threaded, clock-free and I/O-free, so it runs the same in the extension's
+//! WebAssembly and in native tests.
+
+pub mod eval;
+mod fuse;
+pub mod literal;
+mod persist;
+pub mod score;
+pub mod text;
+pub mod typo;
+
+#[cfg(test)]
+mod tests;
+
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+
+pub use fuse::{RRF_K, fuse_with_browser, rrf};
+pub use persist::{FORMAT_VERSION, LoadError};
+
+use crate::clean::clean_url;
+use crate::history::{HistoryItem, Page};
+use crate::search::{HistoryQuery, HistorySource};
+use score::FieldCounts;
+use text::{Parts, Scratch, Stemmers, fold_words_with};
+
+/// One search result: the page and its score (higher is better; only comparable within one
+/// answer).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// The page, as [`crate::history::clean_and_merge`] would give it.
+    pub page: Page,
+    /// The relevance score; 0 for the "recent pages" answer to an empty query.
+    pub score: f32,
+}
+
+/// One raw history URL behind a page, with what the browser said about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Backing {
+    /// The raw URL; `None` when it is the cleaned URL itself (the common case, stored once).
+    raw: Option<Box<str>>,
+    last_visit_ms: i64,
+    visit_count: u32,
+}
+
+/// A page in the index.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Doc {
+    url: Box<str>,
+    title: Box<str>,
+    last_visit_ms: i64,
+    visit_count: u32,
+    /// Last visit of the raw URL whose title we kept (the merge rule of `clean_and_merge`).
+    title_visit_ms: i64,
+    /// Indexed words in the title, and in the URL (host, path and query together).
+    title_len: u16,
+    url_len: u16,
+    backing: Vec<Backing>,
+}
+
+impl Doc {
+    fn page(&self) -> Page {
+        Page {
+            url: self.url.to_string(),
+            title: self.title.to_string(),
+            last_visit_ms: self.last_visit_ms,
+            visit_count: self.visit_count,
+        }
+    }
+}
+
+/// One occurrence list entry: a page and the word's counts in its fields.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Posting {
+    doc: u32,
+    counts: FieldCounts,
+}
+
+/// A vocabulary word.
+#[derive(Debug, Clone, PartialEq)]
+struct Term {
+    text: Box<str>,
+    /// Ids (in `Index::stems`) of the English and French stems.
+    stems: [u32; 2],
+    postings: Vec<Posting>,
+}
+
+/// What the typo scan reads for each word: its letter signature and length in characters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Shape {
+    sig: u32,
+    chars: u8,
+}
+
+/// The full-text index over the history. See the [module docs](self).
+#[derive(Debug, Clone, Default)]
+pub struct Index {
+    /// Pages by id; `None` once removed (ids are compacted by [`Index::to_bytes`]).
+    docs: Vec<Option<Doc>>,
+    by_url: HashMap<Box<str>, u32>,
+    live: usize,
+    title_len_sum: u64,
+    url_len_sum: u64,
+    terms: Vec<Term>,
+    shapes: Vec<Shape>,
+    term_ids: HashMap<Box<str>, u32>,
+    /// Term ids in the order of their text, for prefix ranges.
+    sorted_terms: Vec<u32>,
+    stems: Vec<Box<str>>,
+    stem_ids: HashMap<Box<str>, u32>,
+    /// Term ids sharing each stem.
+    stem_members: Vec<Vec<u32>>,
+}
+
+/// Which field a word was found in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Field {
+    Title,
+    Host,
+    Path,
+    Query,
+}
+
+/// Calls `emit` with every indexed word of a page and the field it is in: the title (its first
+/// [`score::MAX_TITLE_BYTES`]), the host labels (minus the TLD and [`text::HOST_NOISE`]), the
+/// path segments (minus [`text::PATH_NOISE`]) and the query values. The URL is a cleaned one
+/// (`http(s)://host[:port]/path[?query]`, no fragment), split by hand: parsing it again would
+/// cost more than the whole tokenisation.
+fn page_words(title: &str, url: &str, mut emit: impl FnMut(&str, Field)) {
+    let scratch = &mut Scratch::default();
+    let title = truncate(title, score::MAX_TITLE_BYTES);
+    fold_words_with(scratch, title, Parts::Split, |w| emit(w, Field::Title));
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let (authority, rest) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = if host.starts_with('[') {
+        host.split_once(']').map_or(host, |(ip, _)| ip)
+    } else {
+        host.split_once(':').map_or(host, |(name, _)| name)
+    };
+    // Every label but the last (the TLD), unless the host is a single label (`localhost`).
+    let labels = host.rsplit_once('.').map_or(host, |(labels, _)| labels);
+    for label in labels.split('.') {
+        if !text::HOST_NOISE.contains(&label) {
+            fold_words_with(scratch, label, Parts::Split, |w| emit(w, Field::Host));
+        }
+    }
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    for segment in path.split('/').filter(|s| !s.is_empty()) {
+        let segment = text::percent_decode(segment, false);
+        fold_words_with(scratch, &segment, Parts::Split, |w| {
+            if !text::PATH_NOISE.contains(&w) {
+                emit(w, Field::Path)
+            }
+        });
+    }
+    for pair in query.split('&') {
+        let value = pair.split_once('=').map_or("", |(_, v)| v);
+        if !value.is_empty() {
+            let value = text::percent_decode(value, true);
+            fold_words_with(scratch, &value, Parts::Split, |w| emit(w, Field::Query));
+        }
+    }
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
+fn truncate(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// A query word's matches in the vocabulary: term id → variant weight.
+type Variants = Vec<(u32, f32)>;
+
+impl Index {
+    /// An empty index.
+    pub fn new() -> Index {
+        Index::default()
+    }
+
+    /// Builds the index from the whole history, in any order. Items whose URL is rejected by
+    /// [`clean_url`] are skipped.
+    pub fn build(items: impl IntoIterator<Item = HistoryItem>) -> Index {
+        let mut index = Index::new();
+        // Merge first, index each page once.
+        let mut fresh: Vec<u32> = Vec::new();
+        for item in items {
+            if let Some((id, true)) = index.merge(item) {
+                fresh.push(id);
+            }
+        }
+        let stemmers = Stemmers::default();
+        for id in fresh {
+            index.index_doc(id, &stemmers, false);
+        }
+        index.sort_terms();
+        index
+    }
+
+    /// Number of pages.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// Whether the index has no page.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Number of distinct indexed words (including words no page uses any more, until the next
+    /// save/load).
+    pub fn vocabulary_len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Forgets everything (`onVisitRemoved` with `allHistory: true`).
+    pub fn clear(&mut self) {
+        *self = Index::new();
+    }
+
+    /// Records a visit (`chrome.history.onVisited` gives the full item): adds the page, or updates
+    /// its visits and — when this raw URL's visit is the newest with a title — its title.
+    pub fn upsert(&mut self, item: HistoryItem) {
+        let Some(url) = clean_url(&item.url).ok() else {
+            return;
+        };
+        let old_title = self
+            .by_url
+            .get(url.as_str())
+            .and_then(|&id| self.doc(id))
+            .map(|doc| (doc.title.clone(), doc.url.clone()));
+        let Some((id, is_new)) = self.merge(item) else {
+            return;
+        };
+        let stemmers = Stemmers::default();
+        if is_new {
+            self.index_doc(id, &stemmers, true);
+        } else if let Some((old_title, url)) = old_title
+            && self.doc(id).is_some_and(|doc| doc.title != old_title)
+        {
+            self.unindex(id, &old_title, &url);
+            self.index_doc(id, &stemmers, true);
+        }
+    }
+
+    /// Forgets raw URLs (`onVisitRemoved` with `urls`). A page goes when its last raw URL does;
+    /// otherwise its last visit and visit count are recomputed from the raw URLs left (its title
+    /// stays: it is still that page's title).
+    pub fn remove_urls(&mut self, raw_urls: &[String]) {
+        for raw in raw_urls {
+            let Ok(url) = clean_url(raw) else {
+                continue;
+            };
+            let Some(&id) = self.by_url.get(url.as_str()) else {
+                continue;
+            };
+            let key = (raw.as_str() != url.as_str()).then_some(raw.as_str());
+            let Some(Some(doc)) = self.docs.get_mut(id as usize) else {
+                continue;
+            };
+            doc.backing.retain(|b| b.raw.as_deref() != key);
+            if doc.backing.is_empty() {
+                self.remove_doc(id);
+            } else {
+                doc.last_visit_ms = doc
+                    .backing
+                    .iter()
+                    .map(|b| b.last_visit_ms)
+                    .max()
+                    .unwrap_or(0);
+                doc.visit_count = doc
+                    .backing
+                    .iter()
+                    .fold(0u32, |sum, b| sum.saturating_add(b.visit_count));
+            }
+        }
+    }
+
+    /// The page for a cleaned URL, if indexed.
+    pub fn page(&self, cleaned_url: &str) -> Option<Page> {
+        let id = *self.by_url.get(cleaned_url)?;
+        self.doc(id).map(Doc::page)
+    }
+
+    /// The most recently visited pages whose last visit is at or after `start_ms`, newest first.
+    pub fn recent(&self, start_ms: i64, limit: usize) -> Vec<Page> {
+        let mut docs: Vec<&Doc> = self
+            .docs
+            .iter()
+            .flatten()
+            .filter(|doc| doc.last_visit_ms >= start_ms)
+            .collect();
+        let by_recency = |a: &&Doc, b: &&Doc| {
+            b.last_visit_ms
+                .cmp(&a.last_visit_ms)
+                .then(a.url.cmp(&b.url))
+        };
+        if limit < docs.len() {
+            if limit == 0 {
+                return Vec::new();
+            }
+            docs.select_nth_unstable_by(limit - 1, by_recency);
+            docs.truncate(limit);
+        }
+        docs.sort_unstable_by(by_recency);
+        docs.into_iter().map(Doc::page).collect()
+    }
+
+    /// Searches as the user types: every word is matched exactly, by stem and with one typo
+    /// (words of five letters or more); the last word also as a prefix unless the query ends with
+    /// a space. Only pages last visited at or after `start_ms`; best first, at most `limit`.
+    /// A query with no searchable word (empty, stop words, punctuation, emoji) gives the most
+    /// recent pages of the period, with score 0.
+    pub fn search(&self, query: &str, start_ms: i64, now_ms: i64, limit: usize) -> Vec<Hit> {
+        let typing = !query.ends_with(char::is_whitespace);
+        let words = self.plan(query, typing);
+        if words.is_empty() {
+            return self
+                .recent(start_ms, limit)
+                .into_iter()
+                .map(|page| Hit { page, score: 0.0 })
+                .collect();
+        }
+        self.run(&words, start_ms, now_ms, limit)
+    }
+
+    /// The pages matching one keyword (AI mode's per-keyword retrieval, DESIGN.md §2 step 3), in
+    /// relevance order, within the period, at most `limit`. The keyword matches like a query's
+    /// last word (exact, stem, typo, prefix); a keyword with no searchable word matches nothing.
+    pub fn search_keyword(
+        &self,
+        keyword: &str,
+        start_ms: i64,
+        now_ms: i64,
+        limit: usize,
+    ) -> Vec<Hit> {
+        let words = self.plan(keyword, true);
+        if words.is_empty() {
+            return Vec::new();
+        }
+        self.run(&words, start_ms, now_ms, limit)
+    }
+
+    /// Approximate heap memory held by the index, in bytes (capacities of its vectors, strings and
+    /// maps; allocator overhead not counted).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        // A hash map slot: key + value + one control byte.
+        let map = |cap: usize, entry: usize| cap * (entry + 1);
+        let docs: usize = self
+            .docs
+            .iter()
+            .flatten()
+            .map(|doc| {
+                doc.url.len()
+                    + doc.title.len()
+                    + doc.backing.capacity() * size_of::<Backing>()
+                    + doc
+                        .backing
+                        .iter()
+                        .map(|b| b.raw.as_ref().map_or(0, |r| r.len()))
+                        .sum::<usize>()
+            })
+            .sum();
+        let terms: usize = self
+            .terms
+            .iter()
+            .map(|t| t.text.len() * 2 + t.postings.capacity() * size_of::<Posting>())
+            .sum();
+        let stems: usize = self.stems.iter().map(|s| s.len() * 2).sum::<usize>()
+            + self
+                .stem_members
+                .iter()
+                .map(|m| m.capacity() * 4 + size_of::<Vec<u32>>())
+                .sum::<usize>();
+        docs + self.docs.capacity() * size_of::<Option<Doc>>()
+            + self.by_url.keys().map(|k| k.len()).sum::<usize>()
+            + map(self.by_url.capacity(), size_of::<(Box<str>, u32)>())
+            + terms
+            + self.terms.capacity() * size_of::<Term>()
+            + self.shapes.capacity() * size_of::<Shape>()
+            + map(self.term_ids.capacity(), size_of::<(Box<str>, u32)>())
+            + self.sorted_terms.capacity() * 4
+            + stems
+            + self.stems.capacity() * size_of::<Box<str>>()
+            + map(self.stem_ids.capacity(), size_of::<(Box<str>, u32)>())
+    }
+
+    fn doc(&self, id: u32) -> Option<&Doc> {
+        self.docs.get(id as usize).and_then(Option::as_ref)
+    }
+
+    /// Merges an item's metadata into its page (creating it), without touching the postings.
+    /// Returns the page id and whether it is new.
+    fn merge(&mut self, item: HistoryItem) -> Option<(u32, bool)> {
+        let url = String::from(clean_url(&item.url).ok()?);
+        let raw = (item.url != url).then(|| Box::<str>::from(item.url.as_str()));
+        let title = item.title.trim();
+        if let Some(&id) = self.by_url.get(url.as_str()) {
+            let doc = self.docs.get_mut(id as usize)?.as_mut()?;
+            match doc.backing.iter_mut().find(|b| b.raw == raw) {
+                Some(backing) => {
+                    backing.last_visit_ms = backing.last_visit_ms.max(item.last_visit_ms);
+                    backing.visit_count = item.visit_count;
+                }
+                None => doc.backing.push(Backing {
+                    raw,
+                    last_visit_ms: item.last_visit_ms,
+                    visit_count: item.visit_count,
+                }),
+            }
+            doc.last_visit_ms = doc.last_visit_ms.max(item.last_visit_ms);
+            doc.visit_count = doc
+                .backing
+                .iter()
+                .fold(0u32, |sum, b| sum.saturating_add(b.visit_count));
+            let newer = item.last_visit_ms > doc.title_visit_ms || doc.title.is_empty();
+            if !title.is_empty() && newer {
+                doc.title = title.into();
+                doc.title_visit_ms = item.last_visit_ms;
+            }
+            return Some((id, false));
+        }
+        let id = u32::try_from(self.docs.len()).ok()?;
+        let url: Box<str> = url.into();
+        self.by_url.insert(url.clone(), id);
+        self.docs.push(Some(Doc {
+            url,
+            title: title.into(),
+            last_visit_ms: item.last_visit_ms,
+            visit_count: item.visit_count,
+            title_visit_ms: item.last_visit_ms,
+            title_len: 0,
+            url_len: 0,
+            backing: vec![Backing {
+                raw,
+                last_visit_ms: item.last_visit_ms,
+                visit_count: item.visit_count,
+            }],
+        }));
+        self.live += 1;
+        Some((id, true))
+    }
+
+    /// Adds a page's words to the postings (the page has none yet). `keep_sorted`: keep the prefix
+    /// order up to date for each new word (incremental updates); a build sorts once at the end.
+    fn index_doc(&mut self, id: u32, stemmers: &Stemmers, keep_sorted: bool) {
+        let Some(doc) = self.doc(id) else {
+            return;
+        };
+        let (title, url) = (doc.title.clone(), doc.url.clone());
+        let mut occurrences: Vec<(u32, Field)> = Vec::new();
+        page_words(&title, &url, |word, field| {
+            occurrences.push((self.intern(word, stemmers, keep_sorted), field));
+        });
+        occurrences.sort_unstable();
+        let (mut title_len, mut url_len) = (0u16, 0u16);
+        let mut at = 0;
+        while at < occurrences.len() {
+            let term = occurrences[at].0;
+            let mut counts = FieldCounts::default();
+            while let Some(&(t, field)) = occurrences.get(at)
+                && t == term
+            {
+                let (count, len) = match field {
+                    Field::Title => (&mut counts.title, &mut title_len),
+                    Field::Host => (&mut counts.host, &mut url_len),
+                    Field::Path => (&mut counts.path, &mut url_len),
+                    Field::Query => (&mut counts.query, &mut url_len),
+                };
+                *count = count.saturating_add(1);
+                *len = len.saturating_add(1);
+                at += 1;
+            }
+            self.terms[term as usize]
+                .postings
+                .push(Posting { doc: id, counts });
+        }
+        self.title_len_sum += u64::from(title_len);
+        self.url_len_sum += u64::from(url_len);
+        if let Some(Some(doc)) = self.docs.get_mut(id as usize) {
+            doc.title_len = title_len;
+            doc.url_len = url_len;
+        }
+    }
+
+    /// Removes a page's postings, given the title and URL it was indexed with.
+    fn unindex(&mut self, id: u32, title: &str, url: &str) {
+        let mut terms: Vec<u32> = Vec::new();
+        page_words(title, url, |word, _| {
+            if let Some(&term) = self.term_ids.get(word) {
+                terms.push(term);
+            }
+        });
+        terms.sort_unstable();
+        terms.dedup();
+        for term in terms {
+            let postings = &mut self.terms[term as usize].postings;
+            if let Some(at) = postings.iter().position(|p| p.doc == id) {
+                postings.swap_remove(at);
+            }
+        }
+        let (title_len, url_len) = self.doc(id).map_or((0, 0), |d| (d.title_len, d.url_len));
+        self.title_len_sum = self.title_len_sum.saturating_sub(u64::from(title_len));
+        self.url_len_sum = self.url_len_sum.saturating_sub(u64::from(url_len));
+    }
+
+    fn remove_doc(&mut self, id: u32) {
+        let Some(doc) = self.doc(id) else {
+            return;
+        };
+        let (title, url) = (doc.title.clone(), doc.url.clone());
+        self.unindex(id, &title, &url);
+        self.by_url.remove(&url);
+        self.docs[id as usize] = None;
+        self.live -= 1;
+    }
+
+    /// The id of a word, added to the vocabulary if new.
+    fn intern(&mut self, word: &str, stemmers: &Stemmers, keep_sorted: bool) -> u32 {
+        if let Some(&id) = self.term_ids.get(word) {
+            return id;
+        }
+        let id = self.terms.len() as u32;
+        let stems = stemmers.stems(word).map(|stem| self.stem_id(stem, id));
+        let text: Box<str> = word.into();
+        self.term_ids.insert(text.clone(), id);
+        self.shapes.push(Shape {
+            sig: typo::signature(word),
+            chars: word.chars().count().min(255) as u8,
+        });
+        if keep_sorted {
+            let at = self
+                .sorted_terms
+                .partition_point(|&t| *self.terms[t as usize].text < *word);
+            self.sorted_terms.insert(at, id);
+        }
+        self.terms.push(Term {
+            text,
+            stems,
+            postings: Vec::new(),
+        });
+        id
+    }
+
+    /// Rebuilds the prefix order of the whole vocabulary.
+    fn sort_terms(&mut self) {
+        let mut sorted: Vec<u32> = (0..self.terms.len() as u32).collect();
+        sorted.sort_unstable_by(|&a, &b| {
+            self.terms[a as usize]
+                .text
+                .cmp(&self.terms[b as usize].text)
+        });
+        self.sorted_terms = sorted;
+    }
+
+    fn stem_id(&mut self, stem: String, term: u32) -> u32 {
+        let id = match self.stem_ids.get(stem.as_str()) {
+            Some(&id) => id,
+            None => {
+                let id = self.stems.len() as u32;
+                let stem: Box<str> = stem.into();
+                self.stem_ids.insert(stem.clone(), id);
+                self.stems.push(stem);
+                self.stem_members.push(Vec::new());
+                id
+            }
+        };
+        let members = &mut self.stem_members[id as usize];
+        if !members.contains(&term) {
+            members.push(term);
+        }
+        id
+    }
+
+    /// The variants of each query word (deduplicated, stop words dropped, at most
+    /// [`score::MAX_QUERY_WORDS`]). `prefix_last`: the last word may be unfinished.
+    fn plan(&self, query: &str, prefix_last: bool) -> Vec<Variants> {
+        let mut words = text::query_words(query);
+        let mut seen = Vec::new();
+        words.retain(|w| {
+            let new = !seen.contains(w);
+            seen.push(w.clone());
+            new
+        });
+        words.truncate(score::MAX_QUERY_WORDS);
+        let last = words.len().saturating_sub(1);
+        let stemmers = Stemmers::default();
+        words
+            .iter()
+            .enumerate()
+            .map(|(i, word)| self.variants(word, prefix_last && i == last, &stemmers))
+            .collect()
+    }
+
+    fn variants(&self, word: &str, prefix: bool, stemmers: &Stemmers) -> Variants {
+        let mut found: HashMap<u32, f32> = HashMap::default();
+        let mut add = |term: u32, weight: f32| {
+            let w = found.entry(term).or_insert(0.0);
+            *w = w.max(weight);
+        };
+        if let Some(&term) = self.term_ids.get(word) {
+            add(term, score::EXACT_WEIGHT);
+        }
+        for stem in stemmers.stems(word) {
+            if let Some(&stem) = self.stem_ids.get(stem.as_str()) {
+                for &term in &self.stem_members[stem as usize] {
+                    add(term, score::STEM_WEIGHT);
+                }
+            }
+        }
+        let chars = word.chars().count();
+        if prefix && chars >= score::PREFIX_MIN_CHARS {
+            let from = self
+                .sorted_terms
+                .partition_point(|&t| *self.terms[t as usize].text < *word);
+            let completions: Vec<u32> = self.sorted_terms[from..]
+                .iter()
+                .copied()
+                .take_while(|&t| self.terms[t as usize].text.starts_with(word))
+                .collect();
+            for term in self.most_frequent(completions, score::MAX_PREFIX_TERMS) {
+                add(term, score::PREFIX_WEIGHT);
+            }
+        }
+        if chars >= score::TYPO_MIN_CHARS {
+            let sig = typo::signature(word);
+            let near: Vec<u32> = self
+                .shapes
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| typo::may_be_one_edit(sig, chars, s.sig, usize::from(s.chars)))
+                .map(|(t, _)| t as u32)
+                .filter(|&t| typo::within_one_edit(word, &self.terms[t as usize].text))
+                .collect();
+            for term in self.most_frequent(near, score::MAX_TYPO_TERMS) {
+                add(term, score::TYPO_WEIGHT);
+            }
+        }
+        found.into_iter().collect()
+    }
+
+    /// The `max` terms with the most pages, and none without pages.
+    fn most_frequent(&self, mut terms: Vec<u32>, max: usize) -> Vec<u32> {
+        let df = |t: &u32| std::cmp::Reverse(self.terms[*t as usize].postings.len());
+        terms.retain(|t| !self.terms[*t as usize].postings.is_empty());
+        if terms.len() > max {
+            terms.select_nth_unstable_by_key(max - 1, df);
+            terms.truncate(max);
+        }
+        terms
+    }
+
+    /// Scores every page matching at least one word and returns the best `limit`.
+    fn run(&self, words: &[Variants], start_ms: i64, now_ms: i64, limit: usize) -> Vec<Hit> {
+        if limit == 0 || self.live == 0 {
+            return Vec::new();
+        }
+        let n = self.docs.len();
+        let live = self.live.max(1) as f32;
+        let avg_title = self.title_len_sum as f32 / live;
+        let avg_url = self.url_len_sum as f32 / live;
+        let mut total = vec![0.0f32; n];
+        let mut matched = vec![0u8; n];
+        let mut current = vec![0.0f32; n];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut candidates: Vec<u32> = Vec::new();
+        for variants in words {
+            for &(term, weight) in variants {
+                let postings = &self.terms[term as usize].postings;
+                let idf = score::idf(self.live, postings.len());
+                for posting in postings {
+                    let d = posting.doc as usize;
+                    let Some(doc) = self.docs[d].as_ref() else {
+                        continue;
+                    };
+                    if doc.last_visit_ms < start_ms {
+                        continue;
+                    }
+                    let title_norm = score::length_norm(doc.title_len, avg_title, score::TITLE_B);
+                    let url_norm = score::length_norm(doc.url_len, avg_url, score::URL_B);
+                    let s = weight * score::bm25f(posting.counts, title_norm, url_norm, idf);
+                    // Strictly positive, so "touched" is `current > 0`.
+                    let s = s.max(f32::MIN_POSITIVE);
+                    if current[d] == 0.0 {
+                        touched.push(posting.doc);
+                    }
+                    current[d] = current[d].max(s);
+                }
+            }
+            for d in touched.drain(..) {
+                let d = d as usize;
+                if matched[d] == 0 {
+                    candidates.push(d as u32);
+                }
+                total[d] += current[d];
+                matched[d] = matched[d].saturating_add(1);
+                current[d] = 0.0;
+            }
+        }
+        let mut hits: Vec<(f32, &Doc)> = candidates
+            .into_iter()
+            .filter_map(|d| {
+                let doc = self.docs[d as usize].as_ref()?;
+                let text = total[d as usize]
+                    * score::coverage(usize::from(matched[d as usize]), words.len());
+                let prior = score::prior(doc.last_visit_ms, doc.visit_count, now_ms);
+                Some((text * (1.0 + score::PRIOR_WEIGHT * prior), doc))
+            })
+            .collect();
+        let order = |a: &(f32, &Doc), b: &(f32, &Doc)| {
+            b.0.total_cmp(&a.0)
+                .then(b.1.last_visit_ms.cmp(&a.1.last_visit_ms))
+                .then(a.1.url.cmp(&b.1.url))
+        };
+        if limit < hits.len() {
+            hits.select_nth_unstable_by(limit - 1, order);
+            hits.truncate(limit);
+        }
+        hits.sort_unstable_by(order);
+        hits.into_iter()
+            .map(|(score, doc)| Hit {
+                page: doc.page(),
+                score,
+            })
+            .collect()
+    }
+}
+
+/// The index as a [`HistorySource`]: what the search pipeline asks of `chrome.history`, answered
+/// from the index. Each query's text is matched like [`Index::search_keyword`] (relevance order,
+/// not the browser's most-recent-first); an empty text gives the period's most recent pages;
+/// `max_results: 0` means no limit, as in the browser. Items carry cleaned URLs, already merged.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexSource<'a> {
+    /// The index searched.
+    pub index: &'a Index,
+    /// The current time, for the recency prior (ms since the Unix epoch).
+    pub now_ms: i64,
+}
+
+impl HistorySource for IndexSource<'_> {
+    type Error = std::convert::Infallible;
+
+    async fn search(&self, query: &HistoryQuery) -> Result<Vec<HistoryItem>, Self::Error> {
+        // `as` saturates and maps NaN to 0: the right reading of an untrusted JS number.
+        let start_ms = query.start_time as i64;
+        let limit = match query.max_results {
+            0 => usize::MAX,
+            n => n as usize,
+        };
+        let pages = if query.text.trim().is_empty() {
+            self.index.recent(start_ms, limit)
+        } else {
+            self.index
+                .search_keyword(&query.text, start_ms, self.now_ms, limit)
+                .into_iter()
+                .map(|hit| hit.page)
+                .collect()
+        };
+        Ok(pages
+            .into_iter()
+            .map(|page| HistoryItem {
+                url: page.url,
+                title: page.title,
+                last_visit_ms: page.last_visit_ms,
+                visit_count: page.visit_count,
+            })
+            .collect())
+    }
+}

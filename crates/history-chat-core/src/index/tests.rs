@@ -1,0 +1,676 @@
+use super::*;
+use crate::history::clean_and_merge;
+use crate::period::DAY_MS;
+
+const NOW: i64 = 1_780_000_000_000;
+
+fn item(url: &str, title: &str, days_ago: i64, visits: u32) -> HistoryItem {
+    HistoryItem {
+        url: url.to_owned(),
+        title: title.to_owned(),
+        last_visit_ms: NOW - days_ago * DAY_MS,
+        visit_count: visits,
+    }
+}
+
+fn urls(hits: &[Hit]) -> Vec<&str> {
+    hits.iter().map(|h| h.page.url.as_str()).collect()
+}
+
+fn find(index: &Index, query: &str) -> Vec<String> {
+    urls(&index.search(query, 0, NOW, 10))
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A small history with the pages the issue talks about and some neighbours.
+fn sample() -> Index {
+    Index::build([
+        item(
+            "https://blog.example/sql/recursive-ctes?utm_source=tw",
+            "Recursive CTEs: handling cycles",
+            3,
+            2,
+        ),
+        item(
+            "https://www.lemonde.fr/cuisine/article/cafe",
+            "Le café de Paris",
+            5,
+            1,
+        ),
+        item(
+            "https://de.example/strasse",
+            "Die Straße der Erinnerung",
+            6,
+            1,
+        ),
+        item(
+            "https://docs.python.org/3/tutorial/",
+            "The Python Tutorial",
+            1,
+            9,
+        ),
+        item(
+            "https://www.marmiton.org/recettes/tarte",
+            "Recettes de tartes aux pommes",
+            8,
+            1,
+        ),
+        item("https://horses.example/", "Les chevaux de course", 9, 1),
+        item("https://rust.example/", "The Rust book", 2, 3),
+        item("https://shop.example/hand", "Hand cream for winter", 4, 1),
+        item("https://films.example/", "Ｆｉｌｍ ﬁnder", 4, 1),
+    ])
+}
+
+#[test]
+fn finds_what_the_browser_misses() {
+    let index = sample();
+    let rows: &[(&str, &str)] = &[
+        (
+            "cte recursive cycles",
+            "https://blog.example/sql/recursive-ctes",
+        ),
+        ("recursive cte", "https://blog.example/sql/recursive-ctes"),
+        ("cycle", "https://blog.example/sql/recursive-ctes"),
+        ("recurs", "https://blog.example/sql/recursive-ctes"),
+        ("recusrive", "https://blog.example/sql/recursive-ctes"),
+        ("cafe", "https://www.lemonde.fr/cuisine/article/cafe"),
+        ("CAFÉ", "https://www.lemonde.fr/cuisine/article/cafe"),
+        ("strasse", "https://de.example/strasse"),
+        ("straße", "https://de.example/strasse"),
+        ("film finder", "https://films.example/"),
+        (
+            "recette tarte pomme",
+            "https://www.marmiton.org/recettes/tarte",
+        ),
+        ("cheval", "https://horses.example/"),
+        ("pyhton tutorial", "https://docs.python.org/3/tutorial/"),
+        ("lemonde", "https://www.lemonde.fr/cuisine/article/cafe"),
+        (
+            "that article about recursive ctes handling cycles",
+            "https://blog.example/sql/recursive-ctes",
+        ),
+    ];
+    for (query, expected) in rows {
+        let found = find(&index, query);
+        assert_eq!(
+            found.first().map(String::as_str),
+            Some(*expected),
+            "{query}: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn typos_only_on_words_of_five_letters_or_more() {
+    let index = Index::build([
+        item("https://a.example/", "Rust tips", 1, 1),
+        item("https://b.example/", "Python tips", 1, 1),
+    ]);
+    // Four letters: one edit away from "rust", but no typo matching.
+    assert!(find(&index, "rsut ").is_empty());
+    assert!(find(&index, "rust").contains(&"https://a.example/".to_owned()));
+    // Six letters: swap, deletion, insertion, substitution.
+    for query in ["pyhton ", "pyton ", "pythoon ", "pithon "] {
+        assert_eq!(find(&index, query), ["https://b.example/"], "{query}");
+    }
+    // Two edits: nothing.
+    assert!(find(&index, "pihton ").is_empty());
+}
+
+#[test]
+fn prefix_on_the_last_word_only() {
+    let index = sample();
+    let hand = "https://shop.example/hand".to_owned();
+    let ctes = "https://blog.example/sql/recursive-ctes".to_owned();
+    // "hand" being typed completes to "handling".
+    let typing = find(&index, "hand");
+    assert!(
+        typing.contains(&hand) && typing.contains(&ctes),
+        "{typing:?}"
+    );
+    // Finished (trailing space): whole word and stems only.
+    assert_eq!(find(&index, "hand "), std::slice::from_ref(&hand));
+    // Not the last word: no completion.
+    assert_eq!(find(&index, "hand cream"), [hand]);
+    // One letter is not completed.
+    assert!(find(&index, "h").is_empty());
+}
+
+#[test]
+fn scoring_order() {
+    // Title beats URL.
+    let index = Index::build([
+        item(
+            "https://cooking.example/rust-removal",
+            "Cleaning tips",
+            1,
+            1,
+        ),
+        item("https://a.example/b", "Rust in production", 1, 1),
+    ]);
+    assert_eq!(
+        find(&index, "rust"),
+        [
+            "https://a.example/b",
+            "https://cooking.example/rust-removal"
+        ]
+    );
+
+    // Exact beats typo, even when the typo page is more recent and more visited.
+    let index = Index::build([
+        item("https://a.example/", "Pyhton tutorial", 0, 50),
+        item("https://b.example/", "Python tutorial", 60, 1),
+    ]);
+    assert_eq!(
+        find(&index, "python tutorial"),
+        ["https://b.example/", "https://a.example/"]
+    );
+
+    // The prior breaks near-ties: same title, the recent and often-visited page first.
+    let index = Index::build([
+        item("https://old.example/x", "Borrow checker explained", 80, 1),
+        item("https://new.example/x", "Borrow checker explained", 1, 10),
+    ]);
+    assert_eq!(
+        find(&index, "borrow checker"),
+        ["https://new.example/x", "https://old.example/x"]
+    );
+
+    // ... but never beats a clearly better text match.
+    let index = Index::build([
+        item(
+            "https://new.example/misc",
+            "Weekly links: borrow a car, lifetime deals and more",
+            0,
+            50,
+        ),
+        item(
+            "https://old.example/x",
+            "Borrow checker and lifetimes",
+            85,
+            1,
+        ),
+    ]);
+    assert_eq!(
+        find(&index, "borrow checker lifetimes")[0],
+        "https://old.example/x"
+    );
+
+    // All words beat some words.
+    let index = Index::build([
+        item("https://a.example/", "Recursive functions", 0, 20),
+        item("https://b.example/", "Recursive CTEs", 30, 1),
+    ]);
+    assert_eq!(find(&index, "recursive cte")[0], "https://b.example/");
+}
+
+#[test]
+fn empty_and_stop_word_queries_give_recent_pages_of_the_period() {
+    let index = sample();
+    for query in ["", "   ", "the of", "le la des", "?!…", "🎉🔥"] {
+        let hits = index.search(query, NOW - 4 * DAY_MS, NOW, 3);
+        assert_eq!(
+            urls(&hits),
+            [
+                "https://docs.python.org/3/tutorial/",
+                "https://rust.example/",
+                "https://blog.example/sql/recursive-ctes"
+            ],
+            "{query:?}"
+        );
+        assert!(hits.iter().all(|h| h.score == 0.0));
+    }
+    assert!(index.search("", 0, NOW, 0).is_empty());
+    assert!(index.search_keyword("the", 0, NOW, 10).is_empty());
+}
+
+#[test]
+fn period_filter_uses_the_last_visit() {
+    let index = sample();
+    assert_eq!(find(&index, "cafe").len(), 1);
+    assert!(index.search("cafe", NOW - 4 * DAY_MS, NOW, 10).is_empty());
+    assert_eq!(index.search("cafe", NOW - 5 * DAY_MS, NOW, 10).len(), 1);
+    assert_eq!(index.recent(NOW - 2 * DAY_MS, 10).len(), 2);
+}
+
+#[test]
+fn search_keyword_retrieves_one_keyword_in_relevance_order() {
+    let index = Index::build([
+        item("https://a.example/", "Gardening tools", 1, 1),
+        item("https://b.example/garden", "Garden design ideas", 2, 1),
+        item("https://c.example/", "Cooking", 3, 1),
+    ]);
+    let hits = index.search_keyword("garden", 0, NOW, 10);
+    assert_eq!(
+        urls(&hits),
+        ["https://b.example/garden", "https://a.example/"]
+    );
+    assert_eq!(
+        index
+            .search_keyword("garden", NOW - DAY_MS - 1, NOW, 10)
+            .len(),
+        1
+    );
+    assert_eq!(index.search_keyword("garden", 0, NOW, 1).len(), 1);
+}
+
+#[test]
+fn build_merges_like_clean_and_merge() {
+    let items = vec![
+        item(
+            "https://blog.example/ctes?utm_source=tw",
+            "Recursive CTEs (old)",
+            5,
+            2,
+        ),
+        item(
+            "https://blog.example/ctes#comments",
+            "Recursive CTEs: handling cycles",
+            3,
+            1,
+        ),
+        item("https://blog.example/ctes?fbclid=abc", "", 1, 4),
+        item("https://other.example/", "Other", 2, 1),
+        item("chrome://settings", "Settings", 1, 1),
+        item(
+            "https://www.google.com/search?q=x",
+            "x - Google Search",
+            1,
+            1,
+        ),
+        item("not a url", "junk", 1, 1),
+    ];
+    let index = Index::build(items.clone());
+    let expected = clean_and_merge(items);
+    assert_eq!(index.len(), expected.len());
+    for page in expected {
+        assert_eq!(index.page(&page.url), Some(page));
+    }
+}
+
+#[test]
+fn incremental_add_update_and_remove_with_shared_raw_urls() {
+    let mut index = Index::new();
+    assert!(index.is_empty());
+    index.upsert(item(
+        "https://blog.example/ctes?utm_source=tw",
+        "Recursive CTEs",
+        5,
+        2,
+    ));
+    index.upsert(item("https://blog.example/ctes", "Recursive CTEs", 4, 1));
+    assert_eq!(index.len(), 1);
+    let page = index.page("https://blog.example/ctes").unwrap();
+    assert_eq!(
+        (page.visit_count, page.last_visit_ms),
+        (3, NOW - 4 * DAY_MS)
+    );
+
+    // A new visit to the same raw URL: the browser's count replaces ours; a new title re-indexes.
+    index.upsert(item(
+        "https://blog.example/ctes",
+        "Handling cycles in SQL",
+        1,
+        2,
+    ));
+    let page = index.page("https://blog.example/ctes").unwrap();
+    assert_eq!(
+        (page.visit_count, page.title.as_str()),
+        (4, "Handling cycles in SQL")
+    );
+    assert_eq!(find(&index, "cycles"), ["https://blog.example/ctes"]);
+    assert!(
+        find(&index, "recursive").is_empty(),
+        "old title words are gone"
+    );
+
+    // An older visit with another title does not replace the newer title.
+    index.upsert(item("https://blog.example/ctes#x", "Stale title", 9, 1));
+    assert_eq!(
+        index.page("https://blog.example/ctes").unwrap().title,
+        "Handling cycles in SQL"
+    );
+
+    // Removing one raw URL keeps the page while another backs it.
+    index.remove_urls(&["https://blog.example/ctes".to_owned()]);
+    let page = index.page("https://blog.example/ctes").unwrap();
+    assert_eq!(
+        (page.visit_count, page.last_visit_ms),
+        (3, NOW - 5 * DAY_MS)
+    );
+    assert_eq!(find(&index, "cycles").len(), 1);
+    // Removing unknown or invalid URLs does nothing.
+    index.remove_urls(&["https://nowhere.example/".to_owned(), "::".to_owned()]);
+    assert_eq!(index.len(), 1);
+    // Removing the last ones removes the page and its words.
+    index.remove_urls(&[
+        "https://blog.example/ctes?utm_source=tw".to_owned(),
+        "https://blog.example/ctes#x".to_owned(),
+    ]);
+    assert_eq!(index.len(), 0);
+    assert!(find(&index, "cycles").is_empty());
+    assert!(index.page("https://blog.example/ctes").is_none());
+
+    // The page can come back.
+    index.upsert(item("https://blog.example/ctes", "Back again", 0, 1));
+    assert_eq!(find(&index, "back"), ["https://blog.example/ctes"]);
+    // Excluded URLs never enter.
+    index.upsert(item("chrome://history", "History", 0, 1));
+    index.upsert(item(
+        "https://www.google.com/search?q=back",
+        "back - Google Search",
+        0,
+        1,
+    ));
+    assert_eq!(index.len(), 1);
+}
+
+#[test]
+fn clear_forgets_everything() {
+    let mut index = sample();
+    assert!(!index.is_empty());
+    index.clear();
+    assert_eq!(index.len(), 0);
+    assert!(find(&index, "cafe").is_empty());
+    assert!(index.search("", 0, NOW, 10).is_empty());
+    index.upsert(item("https://a.example/", "Café", 0, 1));
+    assert_eq!(find(&index, "cafe"), ["https://a.example/"]);
+}
+
+#[test]
+fn rrf_scores_and_order() {
+    let list = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let fused = rrf(&[list(&["a", "b", "c"]), list(&["c", "d", "a"])], RRF_K);
+    let expected = [
+        ("a", 1.0 / 61.0 + 1.0 / 63.0),
+        ("c", 1.0 / 63.0 + 1.0 / 61.0),
+        ("b", 1.0 / 62.0),
+        ("d", 1.0 / 62.0),
+    ];
+    assert_eq!(fused.len(), expected.len());
+    for ((id, score), (e_id, e_score)) in fused.iter().zip(expected) {
+        assert_eq!(id, e_id);
+        assert!((score - e_score).abs() < 1e-12, "{id} {score} {e_score}");
+    }
+    assert!(rrf(&[], RRF_K).is_empty());
+    // A repeated id counts once per list, at its best rank.
+    let fused = rrf(&[list(&["a", "a", "b"])], RRF_K);
+    assert_eq!(fused[1], ("b".to_owned(), 1.0 / 63.0));
+}
+
+#[test]
+fn fusion_keeps_every_browser_result() {
+    let index = sample();
+    let page = |url: &str| Page {
+        url: url.to_owned(),
+        title: "from the browser".to_owned(),
+        last_visit_ms: NOW,
+        visit_count: 1,
+    };
+    let browser: Vec<Page> = (0..30)
+        .map(|i| page(&format!("https://b{i}.example/")))
+        .chain([page("https://blog.example/sql/recursive-ctes")])
+        .collect();
+    let hits = index.search("recursive", 0, NOW, 10);
+    let fused = fuse_with_browser(&hits, &browser);
+    for p in &browser {
+        assert!(fused.iter().any(|f| f.url == p.url), "{} lost", p.url);
+    }
+    // The page both found comes first, with the index's data.
+    assert_eq!(fused[0].url, "https://blog.example/sql/recursive-ctes");
+    assert_eq!(fused[0].title, "Recursive CTEs: handling cycles");
+    assert_eq!(fused.len(), 31);
+}
+
+#[test]
+fn persistence_round_trip() {
+    let mut index = sample();
+    index.upsert(item("https://blog.example/sql/recursive-ctes", "", 0, 1));
+    index.remove_urls(&["https://horses.example/".to_owned()]);
+    let bytes = index.to_bytes();
+    let loaded = Index::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.len(), index.len());
+    for query in [
+        "cte recursive cycles",
+        "cafe",
+        "strasse",
+        "recet",
+        "pyhton",
+        "",
+        "cheval",
+    ] {
+        assert_eq!(
+            loaded.search(query, 0, NOW, 10),
+            index.search(query, 0, NOW, 10),
+            "{query}"
+        );
+    }
+    // Saved again, the same bytes; and the loaded index keeps working incrementally.
+    assert_eq!(loaded.to_bytes(), bytes);
+    let mut loaded = loaded;
+    loaded.upsert(item("https://new.example/", "Brand new page", 0, 1));
+    loaded.remove_urls(&["https://rust.example/".to_owned()]);
+    assert_eq!(find(&loaded, "brand"), ["https://new.example/"]);
+    assert!(find(&loaded, "rust book").is_empty());
+    assert_eq!(
+        Index::from_bytes(&Index::new().to_bytes()).unwrap().len(),
+        0
+    );
+}
+
+#[test]
+fn loading_rejects_other_versions_and_garbage() {
+    let bytes = sample().to_bytes();
+    let mut other = bytes.clone();
+    other[4..6].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    assert_eq!(
+        Index::from_bytes(&other).unwrap_err(),
+        LoadError::Version {
+            found: FORMAT_VERSION + 1
+        }
+    );
+    assert_eq!(Index::from_bytes(b"").unwrap_err(), LoadError::NotAnIndex);
+    assert_eq!(
+        Index::from_bytes(b"{\"json\":1}").unwrap_err(),
+        LoadError::NotAnIndex
+    );
+    for cut in [6, 7, bytes.len() / 2, bytes.len() - 1] {
+        assert!(
+            matches!(Index::from_bytes(&bytes[..cut]), Err(LoadError::Corrupt(_))),
+            "cut at {cut}"
+        );
+    }
+    // Flipping bytes never panics.
+    for at in (6..bytes.len()).step_by(7) {
+        let mut flipped = bytes.clone();
+        flipped[at] ^= 0xA5;
+        let _ = Index::from_bytes(&flipped).map(|i| i.search("cafe recursive", 0, NOW, 5));
+    }
+}
+
+#[test]
+fn bad_queries_do_not_panic() {
+    let index = sample();
+    let long = "recursive ".repeat(50);
+    let queries = [
+        "a",
+        "é",
+        "!!!",
+        "-- ; DROP TABLE",
+        long.as_str(),
+        "🎉 café 🎉",
+        "مرحبا بالعالم",
+        "שלום עולם",
+        "\u{0}\u{7}\u{1b}[31m",
+        "ǄǅǆＡ",
+        "x y z w v u t s r q p o n m l k j i h g f e d c b a",
+        "12345678901234567890",
+        "\u{202e}evisrucer",
+    ];
+    for query in queries {
+        for limit in [0, 1, 10] {
+            let hits = index.search(query, 0, NOW, limit);
+            assert!(hits.len() <= limit, "{query:?}");
+            let _ = index.search_keyword(query, 0, NOW, limit);
+        }
+    }
+    assert_eq!(
+        find(&index, &long)[0],
+        "https://blog.example/sql/recursive-ctes"
+    );
+    assert_eq!(
+        find(&index, "🎉 café 🎉")[0],
+        "https://www.lemonde.fr/cuisine/article/cafe"
+    );
+}
+
+#[test]
+fn bad_titles_and_urls_do_not_panic() {
+    let long_title = "word ".repeat(400) + "needle";
+    let index = Index::build([
+        item(
+            "https://a.example/",
+            "<script>alert(1)</script><b>Bold</b> &amp; more",
+            1,
+            1,
+        ),
+        item(
+            "https://b.example/",
+            "tab\tnewline\ncontrol\u{0}\u{1f}chars",
+            1,
+            1,
+        ),
+        item("https://c.example/", &long_title, 1, 1),
+        item(
+            "https://d.example/مرحبا/שלום?q=%E2%9C%93&x=%ZZ",
+            "مرحبا",
+            1,
+            1,
+        ),
+        item("https://e.example/", &"é".repeat(2_000), 1, 1),
+        item("https://f.example/", "", 1, u32::MAX),
+        item("https://f.example/#again", "", 1, 7),
+        item("http://[::1]:8080/admin", "Local admin", 1, 1),
+        item("https://g.example/", "🎉🎉🎉", -5, 1),
+    ]);
+    assert_eq!(index.len(), 8, "the two f.example entries are one page");
+    assert_eq!(find(&index, "bold")[0], "https://a.example/");
+    assert_eq!(find(&index, "control")[0], "https://b.example/");
+    assert_eq!(find(&index, "مرحبا").len(), 1);
+    assert_eq!(
+        index.page("https://f.example/").unwrap().visit_count,
+        u32::MAX
+    );
+    assert_eq!(find(&index, "admin"), ["http://[::1]:8080/admin"]);
+    // A 2,000-character title is indexed on its beginning only.
+    assert!(find(&index, "needle").is_empty());
+    assert_eq!(find(&index, "word")[0], "https://c.example/");
+    let loaded = Index::from_bytes(&index.to_bytes()).unwrap();
+    assert_eq!(loaded.len(), 8);
+}
+
+#[test]
+fn empty_and_large_histories() {
+    let empty = Index::build(Vec::new());
+    assert_eq!(empty.len(), 0);
+    assert!(empty.search("anything", 0, NOW, 10).is_empty());
+    assert!(empty.search("", 0, NOW, 10).is_empty());
+    assert!(Index::from_bytes(&empty.to_bytes()).unwrap().is_empty());
+
+    let topics = [
+        "rust", "python", "recette", "voyage", "football", "guitar", "jardin",
+    ];
+    let items: Vec<HistoryItem> = (0..100_000)
+        .map(|i| {
+            let topic = topics[i % topics.len()];
+            item(
+                &format!("https://site{}.example/{topic}/{i}", i % 500),
+                &format!("{topic} article {i} part{}", i % 97),
+                (i % 90) as i64,
+                1 + (i % 5) as u32,
+            )
+        })
+        .collect();
+    let index = Index::build(items);
+    assert_eq!(index.len(), 100_000);
+    let hits = index.search("pyhton part4", 0, NOW, 10);
+    assert_eq!(hits.len(), 10);
+    assert!(hits.iter().all(|h| h.page.title.starts_with("python")));
+    assert_eq!(index.search("", NOW - DAY_MS, NOW, 5).len(), 5);
+}
+
+#[test]
+fn incremental_upserts_give_the_same_answers_as_a_build() {
+    let items = vec![
+        item(
+            "https://blog.example/ctes",
+            "Recursive CTEs: handling cycles",
+            3,
+            2,
+        ),
+        item("https://a.example/cafe", "Le café de Paris", 5, 1),
+        item(
+            "https://blog.example/ctes?utm_source=x",
+            "Recursive CTEs",
+            1,
+            1,
+        ),
+        item("https://b.example/", "Handling errors in Rust", 2, 4),
+        item("https://c.example/recettes", "Recettes de cuisine", 8, 1),
+    ];
+    let built = Index::build(items.clone());
+    let mut incremental = Index::new();
+    for item in items {
+        incremental.upsert(item);
+    }
+    for query in [
+        "recursive",
+        "handl",
+        "cafe",
+        "recette",
+        "",
+        "ctes cycles",
+        "erors",
+    ] {
+        assert_eq!(
+            incremental.search(query, 0, NOW, 10),
+            built.search(query, 0, NOW, 10),
+            "{query}"
+        );
+    }
+}
+
+#[test]
+fn index_source_answers_the_pipeline_like_the_browser_would() {
+    use crate::search::{HistoryQuery, HistorySource, local_search};
+    let index = sample();
+    let source = IndexSource {
+        index: &index,
+        now_ms: NOW,
+    };
+    let ask = |text: &str, start: i64, max: u32| {
+        pollster::block_on(source.search(&HistoryQuery {
+            text: text.to_owned(),
+            start_time: start as f64,
+            max_results: max,
+        }))
+        .unwrap()
+    };
+    let found = ask("cycle", 0, 0);
+    assert_eq!(found[0].url, "https://blog.example/sql/recursive-ctes");
+    assert_eq!(ask("", NOW - 2 * DAY_MS, 0).len(), 2);
+    assert_eq!(ask("", 0, 3).len(), 3);
+    assert!(ask("cafe", NOW - DAY_MS, 0).is_empty());
+    // The existing local search runs on it unchanged.
+    let pages = pollster::block_on(local_search(
+        &source,
+        "strasse",
+        crate::period::Period::Week,
+        NOW,
+    ))
+    .unwrap();
+    assert_eq!(pages[0].url, "https://de.example/strasse");
+}
