@@ -274,11 +274,21 @@ export function compactForTest(url) {
   return host + rest;
 }
 
-/** Seeded entries whose compact URL is the candidate's (which may be cut, ending in "…"). */
+/** A title as the ranking prompt writes it, before cutting: `|` → `/`, controls → spaces, whitespace collapsed. */
+function titleField(title) {
+  return String(title ?? '').replace(/\|/g, '/').replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').split(/\s+/).filter(Boolean).join(' ');
+}
+
+/**
+ * Seeded entries a candidate line may stand for: same compact URL (the candidate's may be cut,
+ * ending in "…"), and a title the candidate's is a prefix of (the prompt drops a trailing site name
+ * and cuts long titles). Pages told apart only by their query string (youtube.com/watch?v=…) share
+ * a compact URL, so the title is needed; several entries remain only when both coincide.
+ */
 export function entriesForCandidate(candidate, history) {
-  const c = candidate.url;
-  const cut = c.endsWith('…');
-  const prefix = cut ? c.slice(0, -1).trimEnd() : c;
+  const cutPrefix = (s) => (s.endsWith('…') ? { prefix: s.slice(0, -1).trimEnd(), cut: true } : { prefix: s, cut: false });
+  const url = cutPrefix(candidate.url);
+  const title = cutPrefix(candidate.title);
   return history.filter((e) => {
     let compact;
     try {
@@ -286,6 +296,8 @@ export function entriesForCandidate(candidate, history) {
     } catch {
       return false;
     }
-    return cut ? compact.startsWith(prefix) : compact === c;
+    if (url.cut ? !compact.startsWith(url.prefix) : compact !== url.prefix) return false;
+    const full = titleField(e.title);
+    return title.prefix === '' ? true : full.startsWith(title.prefix);
   });
 }
