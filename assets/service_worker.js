@@ -1,11 +1,29 @@
-// History Chat's service worker. A module service worker may not use top-level await, so listeners
-// are registered synchronously here and wait for the wasm module inside.
-import init, { on_installed } from './pkg/history_chat_service_worker.js';
+// History Chat's service worker. A module service worker may not use top-level await, so every
+// listener is registered synchronously here and waits for the wasm module inside.
+import init, * as worker from './pkg/history_chat_service_worker.js';
 
-const ready = init({ module_or_path: new URL('./pkg/history_chat_service_worker_bg.wasm', import.meta.url) });
+const ready = init({ module_or_path: new URL('./pkg/history_chat_service_worker_bg.wasm', import.meta.url) })
+  .then(() => worker.start());
+
+function report(what) {
+  return (error) => console.error(`History Chat: ${what} failed:`, error);
+}
 
 chrome.runtime.onInstalled.addListener(() => {
+  ready.then(() => worker.on_installed()).catch(report('writing default settings'));
+});
+
+chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   ready
-    .then(() => on_installed())
-    .catch((error) => console.error('History Chat: writing default settings failed:', error));
+    .then(() => worker.on_message(message))
+    .then(sendResponse, (error) => sendResponse({ type: 'failed', message: String(error) }));
+  return true; // the answer comes asynchronously
+});
+
+chrome.history.onVisited.addListener((item) => {
+  ready.then(() => worker.on_visited(item)).catch(report('indexing a visit'));
+});
+
+chrome.history.onVisitRemoved.addListener((removed) => {
+  ready.then(() => worker.on_visit_removed(removed)).catch(report('forgetting removed pages'));
 });

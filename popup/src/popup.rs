@@ -2,14 +2,17 @@
 //! it searches locally; with a Gemini key it runs the AI pipeline, with progress and a cancel button.
 
 use history_chat_bindings::gemini::GeminiModel;
-use history_chat_bindings::history::ChromeHistory;
+use history_chat_bindings::history::{ChromeHistory, IndexedHistory};
 use history_chat_bindings::http::Cancel;
+use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::{ChromeError, nonce, now_ms, runtime, storage, tabs};
 use history_chat_core::ai::pipeline::{AiInput, ai_search};
 use history_chat_core::conversation::{StoredTurn, Turn, TurnResult, turn_key};
 use history_chat_core::display::{display_title, readable_url, relative_time};
+use history_chat_core::history::Page;
+use history_chat_core::messages::{Request, Response};
 use history_chat_core::period::Period;
-use history_chat_core::search::{local_search, no_results_message, outcome_message};
+use history_chat_core::search::{RESULT_LIMIT, local_search, no_results_message, outcome_message};
 use history_chat_core::settings::Settings;
 use leptos::ev::SubmitEvent;
 use leptos::html::Input;
@@ -49,6 +52,8 @@ pub fn Popup() -> impl IntoView {
     let busy = RwSignal::new(false);
     let status = RwSignal::new(String::new());
     let running = StoredValue::new(None::<Cancel>);
+    let live = RwSignal::new(None::<LiveAnswer>);
+    let live_seq = StoredValue::new(0_u64);
     let (alert, set_alert) = signal(None::<AlertMessage>);
     provide_context(Alert(set_alert));
     let search_box = NodeRef::<Input>::new();
@@ -57,6 +62,10 @@ pub fn Popup() -> impl IntoView {
         if let Some(input) = search_box.get() {
             let _ = input.focus();
         }
+    });
+    // The index lives in the service worker: have it loaded by the time the user types.
+    spawn_local(async {
+        let _ = ask_worker(&Request::Warm).await;
     });
     spawn_local(async move {
         let loaded = storage::load_settings().await.unwrap_or_default();
@@ -80,6 +89,9 @@ pub fn Popup() -> impl IntoView {
         let settings = settings.get_untracked();
         let cancel = Cancel::new();
         running.set_value(Some(cancel.clone()));
+        // A committed question replaces the as-you-type matches.
+        live_seq.update_value(|seq| *seq += 1);
+        live.set(None);
         busy.set(true);
         set_alert.set(None);
         status.set("Searching your history…".to_owned());
@@ -131,6 +143,28 @@ pub fn Popup() -> impl IntoView {
             }
         });
     };
+    // Search as you type (local mode): the index answers each keystroke; answers to older
+    // keystrokes are dropped.
+    let type_ahead = move || {
+        let typed = question.get_untracked();
+        live_seq.update_value(|seq| *seq += 1);
+        let seq = live_seq.get_value();
+        if typed.trim().is_empty()
+            || busy.get_untracked()
+            || settings.with_untracked(Settings::has_api_key)
+        {
+            live.set(None);
+            return;
+        }
+        let period = period.get_untracked();
+        spawn_local(async move {
+            let answer = live_search(typed, period).await;
+            if live_seq.get_value() == seq {
+                live.set(Some(answer));
+            }
+        });
+    };
+
     let mode = move || {
         settings.with(|s| {
             if s.has_api_key() {
@@ -159,11 +193,17 @@ pub fn Popup() -> impl IntoView {
                     spellcheck="false"
                     maxlength="500"
                     prop:value=move || question.get()
-                    on:input=move |event| question.set(event_target_value(&event))
+                    on:input=move |event| {
+                        question.set(event_target_value(&event));
+                        type_ahead();
+                    }
                 />
                 <select
                     aria-label="Period"
-                    on:change=move |event| period.set(Period::parse(&event_target_value(&event)).unwrap_or_default())
+                    on:change=move |event| {
+                        period.set(Period::parse(&event_target_value(&event)).unwrap_or_default());
+                        type_ahead();
+                    }
                 >
                     {Period::ALL
                         .into_iter()
@@ -192,6 +232,7 @@ pub fn Popup() -> impl IntoView {
                     </Show>
                 })}
             </div>
+            {move || live.get().map(|answer| view! { <LiveView answer/> })}
             <section class="conversation" aria-label="Conversation" aria-busy=move || busy.get().to_string()>
                 <Show when=move || turns.with(Vec::is_empty) && !busy.get()>
                     <p class="hint">{move || hint(settings.with(Settings::has_api_key))}</p>
@@ -223,12 +264,62 @@ fn open_options(set_alert: WriteSignal<Option<AlertMessage>>) {
     });
 }
 
+/// The matches shown while typing, before the question is committed.
+#[derive(Debug, Clone, PartialEq)]
+struct LiveAnswer {
+    pages: Vec<Page>,
+    /// The index was not ready: these come from the browser's literal search.
+    from_browser: bool,
+}
+
+/// Matches for what is typed so far: the worker's index, or the browser's search while it loads.
+async fn live_search(typed: String, period: Period) -> LiveAnswer {
+    let now = now_ms();
+    let request = Request::Search {
+        query: typed.clone(),
+        start_ms: period.start_ms(now),
+        limit: RESULT_LIMIT,
+        literal: false,
+    };
+    match ask_worker(&request).await {
+        Ok(Response::Pages { pages }) => LiveAnswer {
+            pages,
+            from_browser: false,
+        },
+        _ => LiveAnswer {
+            pages: local_search(&ChromeHistory, &typed, period, now)
+                .await
+                .unwrap_or_default(),
+            from_browser: true,
+        },
+    }
+}
+
+/// The smart local search for a committed question: the worker's index fused with the browser's
+/// own search; the browser's search alone while the index loads.
+async fn smart_local_search(
+    question: &str,
+    period: Period,
+    now: i64,
+) -> Result<Vec<Page>, ChromeError> {
+    let request = Request::Search {
+        query: question.to_owned(),
+        start_ms: period.start_ms(now),
+        limit: RESULT_LIMIT,
+        literal: true,
+    };
+    match ask_worker(&request).await {
+        Ok(Response::Pages { pages }) => Ok(pages),
+        _ => local_search(&ChromeHistory, question, period, now).await,
+    }
+}
+
 /// Runs one local search and makes it a turn; a failure becomes the turn's error, with what to do.
 async fn ask_locally(question: String, period: Period) -> StoredTurn {
     let at_ms = now_ms();
-    let outcome = local_search(&ChromeHistory, &question, period, at_ms)
+    let outcome = smart_local_search(&question, period, at_ms)
         .await
-        .map_err(|error: ChromeError| {
+        .map_err(|error| {
             format!("Your history could not be searched ({error}). Try again in a moment.")
         });
     StoredTurn {
@@ -255,7 +346,7 @@ async fn ask_gemini(
         now_ms: at_ms,
         model: settings.model_name().to_owned(),
     };
-    let answer = ai_search(&ChromeHistory, &model, input, &mut |progress| {
+    let answer = ai_search(&IndexedHistory, &model, input, &mut |progress| {
         status.set(progress.message())
     })
     .await;
@@ -271,6 +362,26 @@ async fn ask_gemini(
         },
         settings_problem,
     )
+}
+
+/// The matches for what is being typed.
+#[component]
+fn LiveView(answer: LiveAnswer) -> impl IntoView {
+    let now = now_ms();
+    let empty = answer.pages.is_empty();
+    view! {
+        <section class="live" aria-label="Matches as you type">
+            <Show when=move || answer.from_browser>
+                <p class="notice">"Indexing your history… meanwhile these come from Chrome's own search."</p>
+            </Show>
+            <Show when=move || empty>
+                <p class="notice">"No match yet — press Enter to search."</p>
+            </Show>
+            <ul role="list" class="results">
+                {answer.pages.into_iter().map(|page| view! { <ResultItem result=TurnResult::from(page) now/> }).collect_view()}
+            </ul>
+        </section>
+    }
 }
 
 /// One question and its answer.

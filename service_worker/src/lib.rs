@@ -1,9 +1,23 @@
 //! History Chat's service worker. `assets/service_worker.js` registers the browser's listeners
 //! synchronously (a module worker may not use top-level `await`) and calls into this module once it
 //! is initialised.
+//!
+//! The worker holds the local search index ([`index_host`]): loaded from its IndexedDB snapshot (or
+//! built from the whole history the first time), kept in step with `chrome.history`'s events, and
+//! asked by the pages through [`history_chat_core::messages`].
 
-use history_chat_bindings::storage;
+mod index_host;
+
+use history_chat_bindings::{messages, storage};
+use history_chat_core::messages::Response;
 use wasm_bindgen::prelude::*;
+
+/// Sets up panic reporting; called once by the script right after initialisation.
+#[wasm_bindgen]
+pub fn start() {
+    console_error_panic_hook::set_once();
+    index_host::warm();
+}
 
 /// `chrome.runtime.onInstalled`: writes the settings back with every missing field at its default,
 /// so the options page and popup start from complete settings; fields the user or another version
@@ -13,4 +27,32 @@ pub async fn on_installed() -> Result<(), JsError> {
     let settings = storage::load_settings().await?;
     storage::save_settings(&settings).await?;
     Ok(())
+}
+
+/// `chrome.runtime.onMessage`: answers a page's [`history_chat_core::messages::Request`].
+#[wasm_bindgen]
+pub async fn on_message(message: JsValue) -> JsValue {
+    let response = match messages::read_request(&message) {
+        Ok(request) => index_host::answer(request).await,
+        Err(error) => Response::Failed {
+            message: format!("The background worker did not understand the request ({error})."),
+        },
+    };
+    messages::write_response(&response)
+}
+
+/// `chrome.history.onVisited`: a page was visited; the index learns it.
+#[wasm_bindgen]
+pub fn on_visited(item: JsValue) {
+    if let Ok(item) = messages::read_visited(&item) {
+        index_host::apply(index_host::Change::Visited(item));
+    }
+}
+
+/// `chrome.history.onVisitRemoved`: pages were deleted from history; the index forgets them.
+#[wasm_bindgen]
+pub fn on_visit_removed(removed: JsValue) {
+    if let Ok(removed) = messages::read_removed(&removed) {
+        index_host::apply(index_host::Change::Removed(removed));
+    }
 }

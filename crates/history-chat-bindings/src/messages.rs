@@ -23,7 +23,9 @@ const ON_VISIT_REMOVED: &str = "chrome.history.onVisitRemoved";
 /// Asks the service worker, and waits for its answer.
 pub async fn ask_worker(request: &Request) -> Result<Response, ChromeError> {
     let promise = send_message(&to_js(SEND, request)?).map_err(|e| ChromeError::failed(SEND, e))?;
-    let answer = JsFuture::from(promise).await.map_err(|e| ChromeError::failed(SEND, e))?;
+    let answer = JsFuture::from(promise)
+        .await
+        .map_err(|e| ChromeError::failed(SEND, e))?;
     from_js(SEND, &answer)
 }
 

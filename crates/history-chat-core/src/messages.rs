@@ -7,7 +7,11 @@ use crate::history::Page;
 
 /// What a page asks the service worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Request {
     /// The popup opened: load the index now if it is not loaded. Answered with [`Response::Ready`]
     /// or [`Response::Indexing`].
@@ -38,7 +42,11 @@ pub enum Request {
 
 /// The service worker's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Response {
     /// The pages found, best first.
     Pages {
@@ -74,10 +82,19 @@ mod tests {
             literal: true,
         };
         let value = serde_json::to_value(&request).unwrap();
-        assert_eq!(value, json!({"type": "search", "query": "cte", "startMs": 5, "limit": 25, "literal": true}));
+        assert_eq!(
+            value,
+            json!({"type": "search", "query": "cte", "startMs": 5, "limit": 25, "literal": true})
+        );
         assert_eq!(serde_json::from_value::<Request>(value).unwrap(), request);
-        assert_eq!(serde_json::to_value(Request::Warm).unwrap(), json!({"type": "warm"}));
-        assert_eq!(serde_json::to_value(Response::Indexing).unwrap(), json!({"type": "indexing"}));
+        assert_eq!(
+            serde_json::to_value(Request::Warm).unwrap(),
+            json!({"type": "warm"})
+        );
+        assert_eq!(
+            serde_json::to_value(Response::Indexing).unwrap(),
+            json!({"type": "indexing"})
+        );
         assert_eq!(
             serde_json::to_value(Response::Ready { pages: 3 }).unwrap(),
             json!({"type": "ready", "pages": 3})

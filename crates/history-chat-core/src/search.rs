@@ -43,9 +43,14 @@ pub trait HistorySource {
 /// The query sent to the browser for a question over a period: the question's words, with runs of
 /// whitespace collapsed (the browser splits on them anyway).
 pub fn history_query(question: &str, period: Period, now_ms: i64) -> HistoryQuery {
+    history_query_since(question, period.start_ms(now_ms))
+}
+
+/// [`history_query`] for pages visited at or after `start_ms`.
+pub fn history_query_since(question: &str, start_ms: i64) -> HistoryQuery {
     HistoryQuery {
         text: question.split_whitespace().collect::<Vec<_>>().join(" "),
-        start_time: period.start_ms(now_ms) as f64,
+        start_time: start_ms as f64,
         max_results: FETCH_LIMIT,
     }
 }
