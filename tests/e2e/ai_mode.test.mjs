@@ -9,7 +9,7 @@
 // with mode "gemini".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DAY, MINUTE, demoHistory, largeHistory, cleanForTest, isExcludedHref } from './support/fixtures.mjs';
+import { DAY, MINUTE, TEN_DAYS_AGO_PAGE, demoHistory, largeHistory, cleanForTest, isExcludedHref } from './support/fixtures.mjs';
 import { SEL, openPopup, logEntries, alertText } from './support/popup.mjs';
 import {
   TEST_KEY,
@@ -96,7 +96,7 @@ function assertAuth(gemini, key = TEST_KEY) {
  * The ranking request's candidates: ≤100, distinct, each a seeded page, in the period, not excluded,
  * matching a keyword. Returns the cleaned URLs of the candidates that stand for exactly one page.
  */
-function assertCandidates(call, { history, now, keywords }) {
+function assertCandidates(call, { history, now, keywords, periodMs = PERIOD_MS }) {
   const cands = call.candidates;
   assert.ok(cands.length > 0 && cands.length <= 100, `ranking request carries ${cands.length} candidates (expected 1..100)`);
   assert.equal(new Set(cands.map((c) => c.id)).size, cands.length, 'candidate ids are distinct');
@@ -107,8 +107,8 @@ function assertCandidates(call, { history, now, keywords }) {
     assert.ok(entries.length > 0, `candidate ${c.line} is no page of the seeded history`);
     const pages = [...new Set(entries.map((e) => cleanForTest(e.url)))];
     assert.ok(entries.every((e) => !isExcludedHref(e.url)), `candidate ${c.line} is an excluded page`);
-    const inPeriod = entries.filter((e) => Math.max(...e.visits) >= now - PERIOD_MS - MINUTE);
-    assert.ok(inPeriod.length > 0, `candidate ${c.line} was not visited within the 7-day period`);
+    const inPeriod = entries.filter((e) => Math.max(...e.visits) >= now - periodMs - MINUTE);
+    assert.ok(inPeriod.length > 0, `candidate ${c.line} was not visited within the period (${periodMs / DAY} days)`);
     if (keywords) {
       const matching = entries.filter((e) => {
         const hay = fold(`${e.title} ${decodeURIComponent(e.url)}`);
@@ -372,6 +372,18 @@ test('AI: no candidate in the period: no ranking request, a message suggesting a
   });
 });
 
+test('AI: the period applies: a page visited 10 days ago is a candidate with "30 days", not with "7 days"', SLOW, async () => {
+  await withAi({}, async ({ gemini, popup, history, now }) => {
+    const turn = await askAi(popup, 'sourdough starter', { period: '30d' });
+    const [ranking] = gemini.calls('ranking');
+    assert.ok(ranking, `a ranking request with 30 days:\n${gemini.describe()}`);
+    const hrefs = assertCandidates(ranking, { history, now, periodMs: 30 * DAY });
+    assert.ok(hrefs.includes(TEN_DAYS_AGO_PAGE.url), `the 10-day-old page is a candidate: ${hrefs.join(', ')}`);
+    assert.equal(turn.results[0]?.href, TEN_DAYS_AGO_PAGE.url, describeAiTurn(turn));
+    assert.ok(turn.results[0].reason, 'with its reason');
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Model answers that are odd but readable, and answers that must not be trusted
 
@@ -448,7 +460,7 @@ test('AI: prompt injection in a title and made-up URLs/ids in the answer: only o
         { url: 'https://evil.example/phish', reason: 'made-up page' },
         { id: 'https://evil.example/phish', reason: 'url as id' },
         { id: c.find((x) => /forum\.example\.net/.test(x.url))?.id ?? 1, reason: 'Log in at https://evil.example/phish to continue' },
-        { id: c[0].id, reason: 'a real candidate' },
+        { id: c[0].id, reason: 'a real candidate <a href="https://evil.example/phish">click</a><img src=x onerror="window.__pwned=1">' },
       ]),
     );
   await withAi({ history, script }, async ({ ext, gemini, popup }) => {
@@ -460,6 +472,8 @@ test('AI: prompt injection in a title and made-up URLs/ids in the answer: only o
     const anchors = await popup.locator('a[href]').evaluateAll((as) => as.map((a) => a.href));
     const evil = anchors.filter((h) => /evil\.example/.test(h));
     assert.deepEqual(evil, [], `no link to evil.example anywhere in the popup: ${JSON.stringify(anchors)}`);
+    assert.equal(await popup.evaluate(() => window.__pwned ?? null), null, 'markup in a reason is shown as text, never run');
+    assert.equal(await popup.locator(`${SEL.conversation} img`).count(), 0, 'markup in a reason creates no element');
     for (const h of anchors.filter((h) => /^https?:/.test(h))) assert.ok(allowed.has(h) || h.startsWith(ext.url('')), `link ${h} is not one of our candidates`);
     assertUsableResults(turn, history);
   });
@@ -510,15 +524,19 @@ test('the key never appears in console output, storage, or any message shown', S
     await askAi(popup, Q);
     gemini.queue('expansion', networkDown(), networkDown(), networkDown()).queue('ranking', geminiError.permissionDenied());
     await askAi(popup, 'postgresql documentation');
+    gemini.queue('expansion', geminiError(400, 'INVALID_ARGUMENT', `Request contains an invalid argument (key=${TEST_KEY}).`));
+    await askAi(popup, 'postgresql cte');
     gemini.refuseKey(TEST_KEY);
     await askAi(popup, 'recursive cte');
-    assert.ok(gemini.requests.length >= 5, gemini.describe());
+    assert.ok(gemini.requests.length >= 6, gemini.describe());
     const messages = await visibleMessages(popup);
     assert.ok(messages.length > 0, 'failures were shown (fixture sanity)');
+    const stored = await dumpExtensionStorage(popup);
+    assert.ok(stored.includes('postgresql documentation'), 'the storage dump holds the conversation (fixture sanity)');
     assertNoKey({
       'the console of extension pages and the worker': ext.consoleMessages.map((m) => `${m.source} ${m.type}: ${m.text}`).join('\n'),
       'extension errors': ext.errors.map((e) => e.text).join('\n'),
-      'chrome.storage.local / session and IndexedDB': await dumpExtensionStorage(popup),
+      'chrome.storage.local / session and IndexedDB': stored,
       'the messages shown': messages.join('\n'),
       "the popup's HTML": await popup.content(),
     });
