@@ -148,8 +148,7 @@ enum Field {
 /// path segments (minus [`text::PATH_NOISE`]) and the query values. The URL is a cleaned one
 /// (`http(s)://host[:port]/path[?query]`, no fragment), split by hand: parsing it again would
 /// cost more than the whole tokenisation.
-fn page_words(title: &str, url: &str, mut emit: impl FnMut(&str, Field)) {
-    let scratch = &mut Scratch::default();
+fn page_words(scratch: &mut Scratch, title: &str, url: &str, mut emit: impl FnMut(&str, Field)) {
     let title = truncate(title, score::MAX_TITLE_BYTES);
     fold_words_with(scratch, title, Parts::Split, |w| emit(w, Field::Title));
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
@@ -199,6 +198,14 @@ fn truncate(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
+/// Buffers and stemmers reused across the pages of one build or update.
+#[derive(Debug, Default)]
+struct Work {
+    stemmers: Stemmers,
+    scratch: Scratch,
+    occurrences: Vec<(u32, Field)>,
+}
+
 /// A query word's matches in the vocabulary: term id → variant weight.
 type Variants = Vec<(u32, f32)>;
 
@@ -219,9 +226,9 @@ impl Index {
                 fresh.push(id);
             }
         }
-        let stemmers = Stemmers::default();
+        let mut work = Work::default();
         for id in fresh {
-            index.index_doc(id, &stemmers, false);
+            index.index_doc(id, &mut work, false);
         }
         index.sort_terms();
         index
@@ -262,14 +269,14 @@ impl Index {
         let Some((id, is_new)) = self.merge(item) else {
             return;
         };
-        let stemmers = Stemmers::default();
+        let mut work = Work::default();
         if is_new {
-            self.index_doc(id, &stemmers, true);
+            self.index_doc(id, &mut work, true);
         } else if let Some((old_title, url)) = old_title
             && self.doc(id).is_some_and(|doc| doc.title != old_title)
         {
             self.unindex(id, &old_title, &url);
-            self.index_doc(id, &stemmers, true);
+            self.index_doc(id, &mut work, true);
         }
     }
 
@@ -474,15 +481,21 @@ impl Index {
 
     /// Adds a page's words to the postings (the page has none yet). `keep_sorted`: keep the prefix
     /// order up to date for each new word (incremental updates); a build sorts once at the end.
-    fn index_doc(&mut self, id: u32, stemmers: &Stemmers, keep_sorted: bool) {
-        let Some(doc) = self.doc(id) else {
+    fn index_doc(&mut self, id: u32, work: &mut Work, keep_sorted: bool) {
+        // The page is taken out while its words are interned (no copy of its title and URL).
+        let Some(doc) = self.docs.get_mut(id as usize).and_then(Option::take) else {
             return;
         };
-        let (title, url) = (doc.title.clone(), doc.url.clone());
-        let mut occurrences: Vec<(u32, Field)> = Vec::new();
-        page_words(&title, &url, |word, field| {
+        let Work {
+            stemmers,
+            scratch,
+            occurrences,
+        } = work;
+        occurrences.clear();
+        page_words(scratch, &doc.title, &doc.url, |word, field| {
             occurrences.push((self.intern(word, stemmers, keep_sorted), field));
         });
+        self.docs[id as usize] = Some(doc);
         occurrences.sort_unstable();
         let (mut title_len, mut url_len) = (0u16, 0u16);
         let mut at = 0;
@@ -517,7 +530,7 @@ impl Index {
     /// Removes a page's postings, given the title and URL it was indexed with.
     fn unindex(&mut self, id: u32, title: &str, url: &str) {
         let mut terms: Vec<u32> = Vec::new();
-        page_words(title, url, |word, _| {
+        page_words(&mut Scratch::default(), title, url, |word, _| {
             if let Some(&term) = self.term_ids.get(word) {
                 terms.push(term);
             }
