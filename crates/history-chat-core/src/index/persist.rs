@@ -40,13 +40,28 @@ pub enum LoadError {
     Corrupt(String),
 }
 
-#[derive(Serialize, Deserialize)]
+/// The saved body, as loaded.
+#[derive(Deserialize)]
 struct Snapshot {
     docs: Vec<Doc>,
     terms: Vec<SavedTerm>,
 }
 
-#[derive(Serialize, Deserialize)]
+/// The same body as saved: borrowed from the index, so saving copies nothing but the occurrence
+/// lists (which are renumbered and delta-encoded anyway).
+#[derive(Serialize)]
+struct SnapshotRef<'a> {
+    docs: Vec<&'a Doc>,
+    terms: Vec<SavedTermRef<'a>>,
+}
+
+#[derive(Serialize)]
+struct SavedTermRef<'a> {
+    text: &'a str,
+    postings: Vec<(u32, [u8; 4])>,
+}
+
+#[derive(Deserialize)]
 struct SavedTerm {
     text: Box<str>,
     /// `(page id − previous page id, [title, host, path, query] counts)`.
@@ -61,7 +76,7 @@ impl Index {
         for (old, doc) in self.docs.iter().enumerate() {
             if let Some(doc) = doc {
                 new_doc_id[old] = docs.len() as u32;
-                docs.push(doc.clone());
+                docs.push(doc);
             }
         }
         let terms = self
@@ -82,13 +97,13 @@ impl Index {
                     p.0 = id - previous;
                     previous = id;
                 }
-                SavedTerm {
-                    text: term.text.clone(),
+                SavedTermRef {
+                    text: &term.text,
                     postings,
                 }
             })
             .collect();
-        let snapshot = Snapshot { docs, terms };
+        let snapshot = SnapshotRef { docs, terms };
         let mut bytes = Vec::new();
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
