@@ -13,7 +13,8 @@
 //!   raw URLs back a page, so removing one removes the page only when none is left.
 //! - Words come from the title, the host (minus `www` and the TLD), the path segments and the query
 //!   values, folded and split by [`text`].
-//! - A query word matches itself, words sharing its English/French stem, and words one typo away
+//! - A query word matches itself, words sharing its English/French stem (computed at query time,
+//!   see `Index::same_stem`), and words one typo away
 //!   ([`typo`], words of [`score::TYPO_MIN_CHARS`] or more); the last word — the one being typed —
 //!   also matches as a prefix. Scoring is BM25F plus a small recency/visits prior ([`score`]).
 //! - [`rrf`] / [`fuse_with_browser`] merge the index's answer with the browser's literal one, so
@@ -102,8 +103,6 @@ struct Posting {
 #[derive(Debug, Clone, PartialEq)]
 struct Term {
     text: Box<str>,
-    /// Ids (in `Index::stems`) of the English and French stems.
-    stems: [u32; 2],
     postings: Vec<Posting>,
 }
 
@@ -128,10 +127,6 @@ pub struct Index {
     term_ids: HashMap<Box<str>, u32>,
     /// Term ids in the order of their text, for prefix ranges.
     sorted_terms: Vec<u32>,
-    stems: Vec<Box<str>>,
-    stem_ids: HashMap<Box<str>, u32>,
-    /// Term ids sharing each stem.
-    stem_members: Vec<Vec<u32>>,
 }
 
 /// Which field a word was found in.
@@ -148,8 +143,7 @@ enum Field {
 /// path segments (minus [`text::PATH_NOISE`]) and the query values. The URL is a cleaned one
 /// (`http(s)://host[:port]/path[?query]`, no fragment), split by hand: parsing it again would
 /// cost more than the whole tokenisation.
-fn page_words(title: &str, url: &str, mut emit: impl FnMut(&str, Field)) {
-    let scratch = &mut Scratch::default();
+fn page_words(scratch: &mut Scratch, title: &str, url: &str, mut emit: impl FnMut(&str, Field)) {
     let title = truncate(title, score::MAX_TITLE_BYTES);
     fold_words_with(scratch, title, Parts::Split, |w| emit(w, Field::Title));
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
@@ -199,6 +193,13 @@ fn truncate(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
+/// Buffers reused across the pages of one build or update.
+#[derive(Debug, Default)]
+struct Work {
+    scratch: Scratch,
+    occurrences: Vec<(u32, Field)>,
+}
+
 /// A query word's matches in the vocabulary: term id → variant weight.
 type Variants = Vec<(u32, f32)>;
 
@@ -219,9 +220,9 @@ impl Index {
                 fresh.push(id);
             }
         }
-        let stemmers = Stemmers::default();
+        let mut work = Work::default();
         for id in fresh {
-            index.index_doc(id, &stemmers, false);
+            index.index_doc(id, &mut work, false);
         }
         index.sort_terms();
         index
@@ -262,14 +263,14 @@ impl Index {
         let Some((id, is_new)) = self.merge(item) else {
             return;
         };
-        let stemmers = Stemmers::default();
+        let mut work = Work::default();
         if is_new {
-            self.index_doc(id, &stemmers, true);
+            self.index_doc(id, &mut work, true);
         } else if let Some((old_title, url)) = old_title
             && self.doc(id).is_some_and(|doc| doc.title != old_title)
         {
             self.unindex(id, &old_title, &url);
-            self.index_doc(id, &stemmers, true);
+            self.index_doc(id, &mut work, true);
         }
     }
 
@@ -397,12 +398,6 @@ impl Index {
             .iter()
             .map(|t| t.text.len() * 2 + t.postings.capacity() * size_of::<Posting>())
             .sum();
-        let stems: usize = self.stems.iter().map(|s| s.len() * 2).sum::<usize>()
-            + self
-                .stem_members
-                .iter()
-                .map(|m| m.capacity() * 4 + size_of::<Vec<u32>>())
-                .sum::<usize>();
         docs + self.docs.capacity() * size_of::<Option<Doc>>()
             + self.by_url.keys().map(|k| k.len()).sum::<usize>()
             + map(self.by_url.capacity(), size_of::<(Box<str>, u32)>())
@@ -411,9 +406,6 @@ impl Index {
             + self.shapes.capacity() * size_of::<Shape>()
             + map(self.term_ids.capacity(), size_of::<(Box<str>, u32)>())
             + self.sorted_terms.capacity() * 4
-            + stems
-            + self.stems.capacity() * size_of::<Box<str>>()
-            + map(self.stem_ids.capacity(), size_of::<(Box<str>, u32)>())
     }
 
     fn doc(&self, id: u32) -> Option<&Doc> {
@@ -474,15 +466,20 @@ impl Index {
 
     /// Adds a page's words to the postings (the page has none yet). `keep_sorted`: keep the prefix
     /// order up to date for each new word (incremental updates); a build sorts once at the end.
-    fn index_doc(&mut self, id: u32, stemmers: &Stemmers, keep_sorted: bool) {
-        let Some(doc) = self.doc(id) else {
+    fn index_doc(&mut self, id: u32, work: &mut Work, keep_sorted: bool) {
+        // The page is taken out while its words are interned (no copy of its title and URL).
+        let Some(doc) = self.docs.get_mut(id as usize).and_then(Option::take) else {
             return;
         };
-        let (title, url) = (doc.title.clone(), doc.url.clone());
-        let mut occurrences: Vec<(u32, Field)> = Vec::new();
-        page_words(&title, &url, |word, field| {
-            occurrences.push((self.intern(word, stemmers, keep_sorted), field));
+        let Work {
+            scratch,
+            occurrences,
+        } = work;
+        occurrences.clear();
+        page_words(scratch, &doc.title, &doc.url, |word, field| {
+            occurrences.push((self.intern(word, keep_sorted), field));
         });
+        self.docs[id as usize] = Some(doc);
         occurrences.sort_unstable();
         let (mut title_len, mut url_len) = (0u16, 0u16);
         let mut at = 0;
@@ -517,7 +514,7 @@ impl Index {
     /// Removes a page's postings, given the title and URL it was indexed with.
     fn unindex(&mut self, id: u32, title: &str, url: &str) {
         let mut terms: Vec<u32> = Vec::new();
-        page_words(title, url, |word, _| {
+        page_words(&mut Scratch::default(), title, url, |word, _| {
             if let Some(&term) = self.term_ids.get(word) {
                 terms.push(term);
             }
@@ -547,12 +544,11 @@ impl Index {
     }
 
     /// The id of a word, added to the vocabulary if new.
-    fn intern(&mut self, word: &str, stemmers: &Stemmers, keep_sorted: bool) -> u32 {
+    fn intern(&mut self, word: &str, keep_sorted: bool) -> u32 {
         if let Some(&id) = self.term_ids.get(word) {
             return id;
         }
         let id = self.terms.len() as u32;
-        let stems = stemmers.stems(word).map(|stem| self.stem_id(stem, id));
         let text: Box<str> = word.into();
         self.term_ids.insert(text.clone(), id);
         self.shapes.push(Shape {
@@ -567,7 +563,6 @@ impl Index {
         }
         self.terms.push(Term {
             text,
-            stems,
             postings: Vec::new(),
         });
         id
@@ -582,25 +577,6 @@ impl Index {
                 .cmp(&self.terms[b as usize].text)
         });
         self.sorted_terms = sorted;
-    }
-
-    fn stem_id(&mut self, stem: String, term: u32) -> u32 {
-        let id = match self.stem_ids.get(stem.as_str()) {
-            Some(&id) => id,
-            None => {
-                let id = self.stems.len() as u32;
-                let stem: Box<str> = stem.into();
-                self.stem_ids.insert(stem.clone(), id);
-                self.stems.push(stem);
-                self.stem_members.push(Vec::new());
-                id
-            }
-        };
-        let members = &mut self.stem_members[id as usize];
-        if !members.contains(&term) {
-            members.push(term);
-        }
-        id
     }
 
     /// The variants of each query word (deduplicated, stop words dropped, at most
@@ -632,12 +608,8 @@ impl Index {
         if let Some(&term) = self.term_ids.get(word) {
             add(term, score::EXACT_WEIGHT);
         }
-        for stem in stemmers.stems(word) {
-            if let Some(&stem) = self.stem_ids.get(stem.as_str()) {
-                for &term in &self.stem_members[stem as usize] {
-                    add(term, score::STEM_WEIGHT);
-                }
-            }
+        for term in self.same_stem(word, stemmers) {
+            add(term, score::STEM_WEIGHT);
         }
         let chars = word.chars().count();
         if prefix && chars >= score::PREFIX_MIN_CHARS {
@@ -668,6 +640,57 @@ impl Index {
             }
         }
         found.into_iter().collect()
+    }
+
+    /// The vocabulary words sharing `word`'s English or French stem (`cycles` for `cycle`,
+    /// `chevaux` for `cheval`).
+    ///
+    /// Stems are computed at query time, not stored: Snowball only rewrites the end of a word, so
+    /// every word with stem `s` starts with `s` minus its last character (`queri` ← `query`,
+    /// `cheval` ← `chevaux`). The words in that prefix range of the sorted vocabulary (at most
+    /// [`score::MAX_STEM_CANDIDATES`]) are stemmed and compared. This costs tens of microseconds
+    /// per query word and saves stemming the whole vocabulary at build time, its tables in memory
+    /// and in the saved index.
+    fn same_stem(&self, word: &str, stemmers: &Stemmers) -> Vec<u32> {
+        let stems = stemmers.stems(word);
+        let mut candidates: Vec<u32> = Vec::new();
+        for stem in &stems {
+            let chars = stem.chars().count();
+            let keep = chars
+                .saturating_sub(1)
+                .max(score::STEM_PREFIX_MIN_CHARS)
+                .min(chars);
+            let end = stem
+                .char_indices()
+                .nth(keep)
+                .map_or(stem.len(), |(at, _)| at);
+            let prefix = &stem[..end];
+            let from = self
+                .sorted_terms
+                .partition_point(|&t| *self.terms[t as usize].text < *prefix);
+            let max_len = stem.len() + score::MAX_SUFFIX_BYTES;
+            candidates.extend(
+                self.sorted_terms[from..]
+                    .iter()
+                    .copied()
+                    .take_while(|&t| self.terms[t as usize].text.starts_with(prefix))
+                    .filter(|&t| self.terms[t as usize].text.len() <= max_len)
+                    .take(score::MAX_STEM_CANDIDATES),
+            );
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates.retain(|&t| {
+            let term = &self.terms[t as usize];
+            if term.postings.is_empty() {
+                return false;
+            }
+            let text = &term.text;
+            *text.as_ref() == *word
+                || stemmers.english(text) == stems[0]
+                || stemmers.french(text) == stems[1]
+        });
+        candidates
     }
 
     /// The `max` terms with the most pages, and none without pages.

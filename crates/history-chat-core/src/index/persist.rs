@@ -2,7 +2,7 @@
 //!
 //! Format: the 4 magic bytes `HCIX`, a little-endian `u16` [`FORMAT_VERSION`], then a
 //! [postcard](https://docs.rs/postcard) body (compact varints, no field names). The body holds what
-//! is expensive to recompute — the pages with their raw URLs, the vocabulary with its stems and
+//! is expensive to recompute — the pages with their raw URLs, the vocabulary with its
 //! occurrence lists — and not what is cheap: the hash maps and typo signatures are rebuilt on load.
 //! Removed pages and unused words are dropped on save (ids are compacted), occurrence lists are
 //! sorted and their page ids delta-encoded, and words are saved in text order so the prefix order
@@ -40,17 +40,30 @@ pub enum LoadError {
     Corrupt(String),
 }
 
-#[derive(Serialize, Deserialize)]
+/// The saved body, as loaded.
+#[derive(Deserialize)]
 struct Snapshot {
     docs: Vec<Doc>,
-    stems: Vec<Box<str>>,
     terms: Vec<SavedTerm>,
 }
 
-#[derive(Serialize, Deserialize)]
+/// The same body as saved: borrowed from the index, so saving copies nothing but the occurrence
+/// lists (which are renumbered and delta-encoded anyway).
+#[derive(Serialize)]
+struct SnapshotRef<'a> {
+    docs: Vec<&'a Doc>,
+    terms: Vec<SavedTermRef<'a>>,
+}
+
+#[derive(Serialize)]
+struct SavedTermRef<'a> {
+    text: &'a str,
+    postings: Vec<(u32, [u8; 4])>,
+}
+
+#[derive(Deserialize)]
 struct SavedTerm {
     text: Box<str>,
-    stems: [u32; 2],
     /// `(page id − previous page id, [title, host, path, query] counts)`.
     postings: Vec<(u32, [u8; 4])>,
 }
@@ -63,7 +76,7 @@ impl Index {
         for (old, doc) in self.docs.iter().enumerate() {
             if let Some(doc) = doc {
                 new_doc_id[old] = docs.len() as u32;
-                docs.push(doc.clone());
+                docs.push(doc);
             }
         }
         let terms = self
@@ -84,18 +97,13 @@ impl Index {
                     p.0 = id - previous;
                     previous = id;
                 }
-                SavedTerm {
-                    text: term.text.clone(),
-                    stems: term.stems,
+                SavedTermRef {
+                    text: &term.text,
                     postings,
                 }
             })
             .collect();
-        let snapshot = Snapshot {
-            docs,
-            stems: self.stems.clone(),
-            terms,
-        };
+        let snapshot = SnapshotRef { docs, terms };
         let mut bytes = Vec::new();
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -135,13 +143,6 @@ impl Index {
         }
         index.live = doc_count;
 
-        index.stem_ids.reserve(snapshot.stems.len());
-        for (id, stem) in snapshot.stems.iter().enumerate() {
-            index.stem_ids.insert(stem.clone(), id as u32);
-        }
-        index.stem_members = vec![Vec::new(); snapshot.stems.len()];
-        index.stems = snapshot.stems;
-
         index.terms.reserve(snapshot.terms.len());
         index.term_ids.reserve(snapshot.terms.len());
         let mut previous_text: Option<Box<str>> = None;
@@ -149,15 +150,6 @@ impl Index {
             let id = id as u32;
             if previous_text.as_ref().is_some_and(|p| *p >= saved.text) {
                 return Err(corrupt("words out of order"));
-            }
-            for stem in saved.stems {
-                let members = index
-                    .stem_members
-                    .get_mut(stem as usize)
-                    .ok_or_else(|| corrupt("unknown stem"))?;
-                if members.last() != Some(&id) {
-                    members.push(id);
-                }
             }
             let mut postings = Vec::with_capacity(saved.postings.len());
             let mut doc = 0u32;
@@ -180,7 +172,6 @@ impl Index {
             previous_text = Some(saved.text.clone());
             index.terms.push(Term {
                 text: saved.text,
-                stems: saved.stems,
                 postings,
             });
         }

@@ -70,6 +70,19 @@ pub const PREFIX_MIN_CHARS: usize = 2;
 /// two-letter prefix cheap on a 100,000-word vocabulary.
 pub const MAX_PREFIX_TERMS: usize = 200;
 
+/// Stem matching looks at the vocabulary words starting with the query stem minus its last
+/// character, but never with fewer than this many characters (`run` ← `running`): a two-letter
+/// range would be large for nothing.
+pub const STEM_PREFIX_MIN_CHARS: usize = 3;
+
+/// Words longer than the stem by more than this many bytes are not stemmed: the longest suffixes
+/// Snowball removes (`-ational`, `-issements`) are shorter.
+pub const MAX_SUFFIX_BYTES: usize = 8;
+
+/// At most this many words of that range are stemmed per query stem: bounds the cost of a short,
+/// common stem (each stemming costs about a microsecond).
+pub const MAX_STEM_CANDIDATES: usize = 64;
+
 /// At most this many typo variants per query word, the most frequent first.
 pub const MAX_TYPO_TERMS: usize = 32;
 

@@ -261,13 +261,25 @@ impl Stemmers {
     /// The English and French stems of a folded word. Digits and very short words are their own
     /// stem (stemmers only mangle them).
     pub fn stems(&self, word: &str) -> [String; 2] {
-        if word.chars().count() < 3 || word.bytes().any(|b| b.is_ascii_digit()) {
-            return [word.to_owned(), word.to_owned()];
-        }
-        [
-            self.english.stem(word).into_owned(),
-            self.french.stem(word).into_owned(),
-        ]
+        [self.english(word), self.french(word)]
+    }
+
+    /// The English stem (see [`Stemmers::stems`]).
+    pub fn english(&self, word: &str) -> String {
+        stem_with(&self.english, word)
+    }
+
+    /// The French stem (see [`Stemmers::stems`]).
+    pub fn french(&self, word: &str) -> String {
+        stem_with(&self.french, word)
+    }
+}
+
+fn stem_with(stemmer: &Stemmer, word: &str) -> String {
+    if word.chars().count() < 3 || word.bytes().any(|b| b.is_ascii_digit()) {
+        word.to_owned()
+    } else {
+        stemmer.stem(word).into_owned()
     }
 }
 
