@@ -223,7 +223,11 @@ fn parse_success(json: &Value) -> Result<ModelReply, ModelFailure> {
         });
     }
     // A MAX_TOKENS answer with text goes through: the tolerant parsers keep its complete items.
-    Ok(ModelReply { text, usage })
+    Ok(ModelReply {
+        text,
+        usage,
+        truncated: finish == "MAX_TOKENS",
+    })
 }
 
 fn classify_error(http_status: u16, error: Option<&Value>) -> ModelFailure {

@@ -80,6 +80,9 @@ pub struct ModelReply {
     pub text: String,
     /// Tokens used, when the provider says.
     pub usage: Option<Usage>,
+    /// The answer hit the output limit (`MAX_TOKENS`): its text stops mid-way, and only its
+    /// complete items are usable.
+    pub truncated: bool,
 }
 
 /// Why a call gave no usable answer. Messages never contain the key or the request.

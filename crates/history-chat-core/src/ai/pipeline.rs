@@ -111,6 +111,8 @@ pub enum Notice {
     Unranked,
     /// The model found no candidate that fits: the first ones are shown anyway.
     NoGoodMatch,
+    /// The ranking was cut at the output limit: only the picks it completed are shown.
+    Cut,
 }
 
 impl Notice {
@@ -128,6 +130,7 @@ impl Notice {
             Notice::Unranked => {
                 format!("Showing the first {MAX_PICKS} matches, not ranked by Gemini.")
             }
+            Notice::Cut => "Gemini's answer was cut short; showing the picks it completed.".into(),
             Notice::NoGoodMatch => {
                 "Gemini found no clear match; these are the closest pages.".into()
             }
@@ -274,6 +277,9 @@ pub async fn ai_search<H: HistorySource, M: LanguageModel>(
                         })
                     })
                     .collect();
+                if reply.truncated {
+                    session.answer.notices.push(Notice::Cut);
+                }
                 session.answer
             }
             Ok((_, issues)) if issues.is_empty() => {

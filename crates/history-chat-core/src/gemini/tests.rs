@@ -13,6 +13,7 @@ fn text(text: &str, usage: Option<Usage>) -> Result<ModelReply, ModelFailure> {
     Ok(ModelReply {
         text: text.into(),
         usage,
+        truncated: false,
     })
 }
 
@@ -50,10 +51,11 @@ fn reads_every_real_shaped_response() {
             "cut answer with text goes to the tolerant parser",
             200,
             fixture!("max_tokens_partial.json"),
-            text(
-                r#"["recursive", "cte", "postgresql", "sql", "wi"#,
-                usage(180, 16, 0, 196),
-            ),
+            Ok(ModelReply {
+                text: r#"["recursive", "cte", "postgresql", "sql", "wi"#.into(),
+                usage: usage(180, 16, 0, 196),
+                truncated: true,
+            }),
         ),
         (
             "cut answer without text",

@@ -129,6 +129,7 @@ fn big_history() -> Vec<HistoryItem> {
 fn reply(text: &str) -> Result<ModelReply, ModelFailure> {
     Ok(ModelReply {
         text: text.into(),
+        truncated: false,
         usage: Some(Usage {
             prompt_tokens: 100,
             output_tokens: 10,
@@ -354,6 +355,25 @@ fn an_expansion_failure_falls_back_to_the_question_and_still_answers() {
             assert_eq!(answer.notices[1], Notice::Unranked);
         }
     }
+}
+
+#[test]
+fn a_ranking_cut_at_the_output_limit_keeps_its_complete_picks_and_says_so() {
+    let history = Table {
+        items: small_history(),
+        ..Table::default()
+    };
+    let cut = Ok(ModelReply {
+        text: r#"[{"id": 2, "reason": "complete"}, {"id": 1, "reason": "cut mi"#.into(),
+        usage: None,
+        truncated: true,
+    });
+    let model = Scripted::new([reply(r#"["tarte"]"#), cut]);
+    let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
+    assert_eq!(answer.picks.len(), 1);
+    assert_eq!(answer.picks[0].reason, "complete");
+    assert_eq!(answer.notices, [Notice::Cut]);
+    assert_eq!(answer.failure, None);
 }
 
 #[test]
