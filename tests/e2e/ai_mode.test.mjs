@@ -567,6 +567,21 @@ test('AI: Cancel while the expansion hangs: not busy any more, the turn says can
   });
 });
 
+test('AI: Cancel during a 20 s retry wait stops at once, with no further request', SLOW, async () => {
+  await withAi({ script: (g) => g.queue('expansion', geminiError.quota('20s')) }, async ({ gemini, popup }) => {
+    await submit(popup, Q);
+    await waitForStatus(popup, /retrying in 20\s*s/i, 10_000);
+    const t0 = Date.now();
+    await popup.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: 10_000 });
+    assert.ok(Date.now() - t0 < 5_000, `Cancel ends the wait at once (took ${Date.now() - t0} ms)`);
+    const [turn] = await readAiTurns(popup);
+    assert.match(turn.text, /cancel/i, describeAiTurn(turn));
+    await popup.waitForTimeout(2_000);
+    assert.equal(gemini.requests.length, 1, `no retry after Cancel:\n${gemini.describe()}`);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // The key stays secret
 
