@@ -86,7 +86,7 @@ pub fn Popup() -> impl IntoView {
         }
         let asked = question.get_untracked();
         let period = period.get_untracked();
-        let settings = settings.get_untracked();
+        let known = settings.get_untracked();
         let cancel = Cancel::new();
         running.set_value(Some(cancel.clone()));
         // A committed question replaces the as-you-type matches.
@@ -96,8 +96,12 @@ pub fn Popup() -> impl IntoView {
         set_alert.set(None);
         status.set("Searching your history…".to_owned());
         spawn_local(async move {
-            let (stored, problem) = if settings.has_api_key() {
-                ask_gemini(asked, period, &settings, cancel, status).await
+            // Read afresh: the first load may not have finished, and the options page may have
+            // changed the key or depth since the popup opened.
+            let current = storage::load_settings().await.unwrap_or(known);
+            settings.set(current.clone());
+            let (stored, problem) = if current.has_api_key() {
+                ask_gemini(asked, period, &current, cancel, status).await
             } else {
                 (ask_locally(asked, period).await, false)
             };
