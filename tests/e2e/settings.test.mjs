@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
+import { waitForInstalledSettings } from './support/ai.mjs';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, alertText, ask, logEntries, logKey, openPopup, readTurns, statusText, storageGet, storageSet, waitForTurns } from './support/popup.mjs';
 
@@ -91,8 +92,12 @@ test('unknown fields in settings are ignored', async () => {
   const ext = await launchExtension();
   try {
     const options = await ext.openOptions();
-    await storageSet(options, 'sync', { settings: { defaultPeriod: '24h', retention: '7d', someFutureField: { x: 1 }, depth: 'sheerlock' } });
+    // The worker's install-time read-modify-write of the settings must not overwrite ours.
+    await waitForInstalledSettings(options);
+    await storageSet(options, 'sync', { settings: { defaultPeriod: '24h', retention: '7d', someFutureField: { x: 1 }, depth: { unknown: 'shape' } } });
     const popup = await openPopup(ext);
+    // The popup reads its settings after it shows the search box.
+    await popup.waitForFunction((sel) => document.querySelector(sel)?.value === '24h', SEL.period, { timeout: 5_000 }).catch(() => {});
     assert.equal(await popup.locator(SEL.period).inputValue(), '24h', 'known fields are applied despite unknown ones');
     ext.assertNoErrors();
   } finally {
