@@ -14,9 +14,11 @@
 
 pub mod budget;
 pub mod depth;
+pub mod fit;
 pub mod model;
 pub mod parse;
 pub mod pipeline;
 pub mod prompts;
+pub mod provider;
 
 pub use depth::Depth;

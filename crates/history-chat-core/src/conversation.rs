@@ -33,6 +33,8 @@ pub enum Mode {
     Local,
     /// Keywords and ranking by Gemini, with the user's API key.
     Gemini,
+    /// Keywords and ranking by Chrome's built-in model, on the device.
+    OnDevice,
 }
 
 impl Mode {
@@ -41,6 +43,7 @@ impl Mode {
         match self {
             Mode::Local => "Local",
             Mode::Gemini => "Gemini",
+            Mode::OnDevice => "On-device",
         }
     }
 }
@@ -164,6 +167,7 @@ impl Turn {
         at_ms: i64,
         question: &str,
         period: Period,
+        mode: Mode,
         depth: Depth,
         answer: AiAnswer,
     ) -> Turn {
@@ -176,7 +180,7 @@ impl Turn {
             at_ms,
             question: question.trim().to_owned(),
             period,
-            mode: Mode::Gemini,
+            mode,
             results: answer
                 .picks
                 .into_iter()
@@ -367,7 +371,14 @@ mod tests {
             cancelled: false,
             model_used: "gemini-2.5-flash".into(),
         };
-        let turn = Turn::from_ai(NOW, " q ", Period::Month, Depth::Exhaustive, answer);
+        let turn = Turn::from_ai(
+            NOW,
+            " q ",
+            Period::Month,
+            Mode::Gemini,
+            Depth::Exhaustive,
+            answer,
+        );
         let value = serde_json::to_value(&turn).unwrap();
         assert_eq!(value["mode"], "gemini");
         assert_eq!(value["results"][0]["reason"], "About recursive CTEs.");

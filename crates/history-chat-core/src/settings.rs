@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::ai::Depth;
+use crate::ai::provider::Provider;
 use crate::gemini::DEFAULT_MODEL;
 use crate::lenient::or_default;
 use crate::period::{DAY_MS, Period};
@@ -106,6 +107,9 @@ pub struct Settings {
     /// users who never chose one follow the default when a model is retired.
     #[serde(default, deserialize_with = "or_default")]
     pub model: String,
+    /// Which engine answers (Options → AI provider).
+    #[serde(default, deserialize_with = "or_default")]
+    pub provider: Provider,
     /// Fields written by other versions of the extension, kept as they are.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -119,6 +123,7 @@ impl Default for Settings {
             gemini_api_key: String::new(),
             depth: Depth::default(),
             model: String::new(),
+            provider: Provider::default(),
             other: Map::new(),
         }
     }
@@ -133,6 +138,7 @@ impl std::fmt::Debug for Settings {
             .field("gemini_api_key", &key)
             .field("depth", &self.depth)
             .field("model", &self.model)
+            .field("provider", &self.provider)
             .field("other", &self.other)
             .finish()
     }
@@ -188,7 +194,7 @@ mod tests {
         assert_eq!(defaults.retention, Retention::Month);
         assert_eq!(
             defaults.to_stored(),
-            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": ""})
+            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": "", "provider": "auto"})
         );
         assert!(!defaults.has_api_key());
         assert_eq!(defaults.model_name(), DEFAULT_MODEL);
@@ -232,7 +238,7 @@ mod tests {
     #[test]
     fn unknown_fields_from_newer_versions_survive_a_round_trip() {
         let stored = json!({"defaultPeriod": "24h", "retention": "forever", "geminiApiKey": "k", "depth": "sheerlock",
-                            "model": "gemini-3-flash", "aiProvider": "auto", "future": {"x": 1}});
+                            "model": "gemini-3-flash", "provider": "onDevice", "future": {"x": 1}});
         let settings = Settings::from_stored(Some(stored.clone()));
         assert_eq!(settings.default_period, Period::Day);
         assert_eq!(settings.retention, Retention::Forever);

@@ -11,6 +11,8 @@ use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
 
+use crate::ai::fit::ContextUse;
+
 /// Which of the pipeline's two calls a request is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -134,9 +136,22 @@ pub enum ModelFailure {
     Truncated,
     /// No candidate or no text in the answer.
     Empty,
+    /// The on-device model cannot answer here (not supported, not downloaded, gone, its session
+    /// destroyed), with the browser's reason.
+    Unavailable {
+        /// Why, as the browser said it.
+        reason: String,
+    },
+    /// The request does not fit the model's context window.
+    ContextOverflow,
 }
 
 impl ModelFailure {
+    /// Whether a second call in the same search is pointless after this failure.
+    fn is_unavailable(&self) -> bool {
+        matches!(self, ModelFailure::Unavailable { .. })
+    }
+
     /// Whether the fix is in the options page (key, permissions, region, model): the popup then
     /// offers a way there next to the message.
     pub fn is_settings_problem(&self) -> bool {
@@ -196,6 +211,13 @@ impl ModelFailure {
                 "Gemini's answer was cut off. Try again, or a lower search depth in Options.".into()
             }
             ModelFailure::Empty => "Gemini returned an empty answer. Try again.".into(),
+            ModelFailure::Unavailable { reason } => format!(
+                "The on-device model is not available ({reason}); searched without it."
+            ),
+            ModelFailure::ContextOverflow => {
+                "The question and candidates did not fit the on-device model; showing the best matches unranked."
+                    .into()
+            }
         }
     }
 
@@ -227,7 +249,7 @@ impl ModelFailure {
                 | ModelFailure::QuotaExhausted { .. }
                 | ModelFailure::Blocked { .. }
                 | ModelFailure::Cancelled
-        )
+        ) || self.is_unavailable()
     }
 }
 
@@ -264,6 +286,14 @@ pub trait LanguageModel {
     /// Whether the user cancelled, checked between history searches. Defaults to never.
     fn cancelled(&self) -> bool {
         false
+    }
+
+    /// How much of the model's context window `request` would take, for models with a small one
+    /// (on-device); the pipeline then shrinks the ranking request until it fits
+    /// ([`crate::ai::fit`]). `None` (the default) means no limit worth measuring.
+    fn measure(&self, request: &ModelRequest) -> impl Future<Output = Option<ContextUse>> {
+        let _ = request;
+        std::future::ready(None)
     }
 }
 

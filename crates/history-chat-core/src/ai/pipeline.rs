@@ -9,11 +9,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::ai::Depth;
 use crate::ai::budget::{Budget, CANDIDATE_BUDGET};
+use crate::ai::fit::{Fit, MAX_FIT_ROUNDS};
 use crate::ai::model::{
     LanguageModel, ModelFailure, ModelReply, ModelRequest, Usage, retry_delay_ms,
 };
 use crate::ai::parse;
-use crate::ai::prompts::{MAX_PICKS, expansion_request, ranking_request};
+use crate::ai::prompts::{MAX_PICKS, expansion_request, ranking_request_with};
 use crate::gemini::{DEFAULT_MODEL, FALLBACK_MODEL};
 use crate::history::{Page, clean_and_merge};
 use crate::period::Period;
@@ -113,6 +114,13 @@ pub enum Notice {
     NoGoodMatch,
     /// The ranking was cut at the output limit: only the picks it completed are shown.
     Cut,
+    /// Only the first candidates fitted the model's context window.
+    Shrunk {
+        /// Candidates sent for ranking.
+        ranked: usize,
+        /// Candidates found.
+        found: usize,
+    },
 }
 
 impl Notice {
@@ -130,6 +138,9 @@ impl Notice {
             Notice::Unranked => {
                 format!("Showing the first {MAX_PICKS} matches, not ranked by Gemini.")
             }
+            Notice::Shrunk { ranked, found } => format!(
+                "The on-device model could only read {ranked} of the {found} pages found; it ranked those."
+            ),
             Notice::Cut => "Gemini's answer was cut short; showing the picks it completed.".into(),
             Notice::NoGoodMatch => {
                 "Gemini found no clear match; these are the closest pages.".into()
@@ -259,12 +270,24 @@ pub async fn ai_search<H: HistorySource, M: LanguageModel>(
     }
 
     (session.progress)(Progress::Ranking);
-    let request = ranking_request(
-        &input.question,
+    let Some((request, kept)) = fitted_ranking_request(
+        session.model,
+        &input,
         &candidates,
-        input.now_ms,
         &session.answer.model_used,
-    );
+    )
+    .await
+    else {
+        session.answer.failure = Some(ModelFailure::ContextOverflow);
+        return session.unranked(candidates, Notice::Unranked);
+    };
+    if kept < candidates.len() {
+        session.answer.notices.push(Notice::Shrunk {
+            ranked: kept,
+            found: candidates.len(),
+        });
+    }
+    let candidates = candidates[..kept].to_vec();
     match session.call(request).await {
         Ok(reply) => match parse::ranking(&reply.text, candidates.len()) {
             Ok((picks, _)) if !picks.is_empty() => {
@@ -293,6 +316,35 @@ pub async fn ai_search<H: HistorySource, M: LanguageModel>(
             session.unranked(candidates, Notice::Unranked)
         }
     }
+}
+
+/// The ranking request, shrunk until the model says it fits its context window (titles first, then
+/// the last candidates), with how many candidates it holds; `None` when not even one fits.
+async fn fitted_ranking_request<M: LanguageModel>(
+    model: &M,
+    input: &AiInput,
+    candidates: &[Page],
+    model_name: &str,
+) -> Option<(ModelRequest, usize)> {
+    let mut fit = Fit::all(candidates.len());
+    for _ in 0..=MAX_FIT_ROUNDS {
+        let request = ranking_request_with(
+            &input.question,
+            &candidates[..fit.keep],
+            input.now_ms,
+            model_name,
+            fit.title_chars,
+        );
+        match model.measure(&request).await {
+            None => return Some((request, fit.keep)),
+            Some(used) if used.fits() => return Some((request, fit.keep)),
+            Some(used) => fit = fit.shrink(used),
+        }
+        if fit.keep == 0 {
+            return None;
+        }
+    }
+    None
 }
 
 /// One search's state: the answer being built, and the calls' retry loop.

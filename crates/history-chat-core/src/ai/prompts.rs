@@ -74,6 +74,17 @@ pub fn ranking_request(
     now_ms: i64,
     model: &str,
 ) -> ModelRequest {
+    ranking_request_with(question, candidates, now_ms, model, TITLE_MAX_CHARS)
+}
+
+/// [`ranking_request`] with titles cut at `title_max_chars` (to fit a small context window).
+pub fn ranking_request_with(
+    question: &str,
+    candidates: &[Page],
+    now_ms: i64,
+    model: &str,
+    title_max_chars: usize,
+) -> ModelRequest {
     let system = format!(
         "You help the user find a page in their browser history.\n\
          You get their question and candidate pages, one per line: id|age|title|url (age: time since the last visit, m = minutes, h = hours, d = days, w = weeks; url without https://).\n\
@@ -88,7 +99,7 @@ pub fn ranking_request(
         prompt: format!(
             "Question: {}\n\nCandidates (id|age|title|url):\n{}",
             one_line(question),
-            candidate_lines(candidates, now_ms)
+            candidate_lines_with(candidates, now_ms, title_max_chars)
         ),
         schema: ranking_schema(),
         max_output_tokens: TOKENS_PER_PICK * MAX_PICKS as u32 + OUTPUT_SLACK_TOKENS,
@@ -114,6 +125,11 @@ fn ranking_schema() -> Value {
 
 /// The candidates, one `id|age|title|url` line each, ids from 1.
 pub fn candidate_lines(candidates: &[Page], now_ms: i64) -> String {
+    candidate_lines_with(candidates, now_ms, TITLE_MAX_CHARS)
+}
+
+/// [`candidate_lines`] with titles cut at `title_max_chars`.
+pub fn candidate_lines_with(candidates: &[Page], now_ms: i64, title_max_chars: usize) -> String {
     let lines: Vec<String> = candidates
         .iter()
         .zip(1..)
@@ -122,7 +138,7 @@ pub fn candidate_lines(candidates: &[Page], now_ms: i64) -> String {
             format!(
                 "{id}|{}|{}|{}",
                 compact_age(now_ms, page.last_visit_ms),
-                field(without_site_name(&page.title, &url), TITLE_MAX_CHARS),
+                field(without_site_name(&page.title, &url), title_max_chars),
                 field(&url, URL_MAX_CHARS)
             )
         })
@@ -355,5 +371,27 @@ mod tests {
         for (ago, expected) in rows {
             assert_eq!(compact_age(NOW, NOW - ago), expected, "{ago}");
         }
+    }
+}
+
+/// The response schema in standard JSON Schema (lowercase types), for providers that take one —
+/// Chrome's on-device Prompt API (`responseConstraint`). Gemini's `responseSchema` writes types in
+/// upper case (`"ARRAY"`) and knows `propertyOrdering`, which JSON Schema does not.
+pub fn json_schema(gemini_schema: &Value) -> Value {
+    match gemini_schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| key.as_str() != "propertyOrdering")
+                .map(|(key, value)| {
+                    let value = match (key.as_str(), value) {
+                        ("type", Value::String(kind)) => Value::String(kind.to_lowercase()),
+                        _ => json_schema(value),
+                    };
+                    (key.clone(), value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(json_schema).collect()),
+        other => other.clone(),
     }
 }

@@ -3,6 +3,7 @@ use std::collections::{HashSet, VecDeque};
 use std::future::Future;
 
 use super::*;
+use crate::ai::fit::{ContextUse, MIN_TITLE_CHARS};
 use crate::ai::model::CallKind;
 use crate::history::HistoryItem;
 use crate::period::DAY_MS;
@@ -17,6 +18,8 @@ struct Scripted {
     requests: RefCell<Vec<ModelRequest>>,
     sleeps: RefCell<Vec<u32>>,
     cancel: Cell<bool>,
+    /// A context window in tokens (≈ bytes / 4), like an on-device model's; `None`: unlimited.
+    window: Option<u32>,
 }
 
 impl Scripted {
@@ -47,6 +50,12 @@ impl LanguageModel for Scripted {
 
     fn cancelled(&self) -> bool {
         self.cancel.get()
+    }
+
+    async fn measure(&self, request: &ModelRequest) -> Option<ContextUse> {
+        let available = self.window?;
+        let needed = ((request.system.len() + request.prompt.len()) / 4) as u32;
+        Some(ContextUse { needed, available })
     }
 }
 
@@ -374,6 +383,51 @@ fn a_ranking_cut_at_the_output_limit_keeps_its_complete_picks_and_says_so() {
     assert_eq!(answer.picks[0].reason, "complete");
     assert_eq!(answer.notices, [Notice::Cut]);
     assert_eq!(answer.failure, None);
+}
+
+#[test]
+fn a_small_context_window_shrinks_the_ranking_request_until_it_fits() {
+    let history = Table {
+        items: big_history(),
+        ..Table::default()
+    };
+    let mut model = Scripted::new([
+        keywords_reply(20),
+        reply(r#"[{"id": 1, "reason": "first"}]"#),
+    ]);
+    model.window = Some(700);
+    let (answer, _) = search(&history, &model, input("q", Depth::Regular));
+    let requests = model.requests.borrow();
+    let ranking = requests.last().unwrap();
+    let lines = candidate_lines(ranking);
+    assert!(
+        lines.len() < answer.candidate_count,
+        "{} lines of {}",
+        lines.len(),
+        answer.candidate_count
+    );
+    assert!((ranking.system.len() + ranking.prompt.len()) / 4 <= 700);
+    assert!(
+        lines
+            .iter()
+            .all(|line| line.split('|').nth(2).unwrap().chars().count() <= MIN_TITLE_CHARS)
+    );
+    assert_eq!(
+        answer.notices,
+        [Notice::Shrunk {
+            ranked: lines.len(),
+            found: answer.candidate_count
+        }]
+    );
+    assert_eq!(answer.picks[0].reason, "first");
+
+    // A window too small for even one candidate: no ranking call, the first candidates unranked.
+    let mut tiny = Scripted::new([keywords_reply(20)]);
+    tiny.window = Some(10);
+    let (answer, _) = search(&history, &tiny, input("q", Depth::Regular));
+    assert_eq!(tiny.kinds(), [CallKind::Expansion]);
+    assert_eq!(answer.failure, Some(ModelFailure::ContextOverflow));
+    assert_eq!(answer.picks.len(), MAX_PICKS);
 }
 
 #[test]

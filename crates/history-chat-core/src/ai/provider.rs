@@ -1,0 +1,236 @@
+//! Which engine answers a question: the local search, Gemini with the user's key, or Chrome's
+//! built-in model on the device — from the user's choice and what this browser can do.
+
+use serde::{Deserialize, Serialize};
+
+/// The user's choice in Options. Stored as `auto`, `local`, `gemini`, `onDevice`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Provider {
+    /// The best available: on-device when ready, else Gemini when a key is set, else local.
+    #[default]
+    Auto,
+    /// Never any model: the local search only.
+    Local,
+    /// Gemini with the user's key.
+    Gemini,
+    /// Chrome's built-in model only (nothing leaves the device); local search when it is not ready.
+    OnDevice,
+}
+
+impl Provider {
+    /// Every choice, in the options page's order.
+    pub const ALL: [Provider; 4] = [
+        Provider::Auto,
+        Provider::Local,
+        Provider::Gemini,
+        Provider::OnDevice,
+    ];
+
+    /// The stored value, also the options page's radio value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Provider::Auto => "auto",
+            Provider::Local => "local",
+            Provider::Gemini => "gemini",
+            Provider::OnDevice => "onDevice",
+        }
+    }
+
+    /// Parses [`Provider::as_str`]'s values.
+    pub fn parse(value: &str) -> Option<Provider> {
+        Provider::ALL.into_iter().find(|p| p.as_str() == value)
+    }
+
+    /// The options page's label.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Provider::Auto => "Automatic",
+            Provider::Local => "Local only",
+            Provider::Gemini => "Gemini API",
+            Provider::OnDevice => "On-device",
+        }
+    }
+
+    /// One line under the label.
+    pub const fn description(self) -> &'static str {
+        match self {
+            Provider::Auto => {
+                "On-device AI when available, else Gemini when a key is set, else local search."
+            }
+            Provider::Local => "Searches your history on this device, with no AI and no network.",
+            Provider::Gemini => "Gemini expands and ranks with your API key (needs a key).",
+            Provider::OnDevice => "Chrome's built-in model, on this device: nothing leaves it.",
+        }
+    }
+}
+
+/// What `LanguageModel.availability()` says, plus `Unsupported` when there is no `LanguageModel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Availability {
+    /// This browser has no Prompt API.
+    #[default]
+    Unsupported,
+    /// The device cannot run the model.
+    Unavailable,
+    /// The model can be downloaded (after a user gesture).
+    Downloadable,
+    /// The model is being downloaded.
+    Downloading,
+    /// Ready.
+    Available,
+}
+
+impl Availability {
+    /// Reads the API's answer; anything unknown counts as unavailable.
+    pub fn parse(value: &str) -> Availability {
+        match value {
+            "available" | "readily" => Availability::Available,
+            "downloadable" | "after-download" => Availability::Downloadable,
+            "downloading" => Availability::Downloading,
+            "unsupported" => Availability::Unsupported,
+            _ => Availability::Unavailable,
+        }
+    }
+
+    /// One line saying why on-device AI cannot answer now; `None` when it can.
+    pub const fn reason(self) -> Option<&'static str> {
+        match self {
+            Availability::Available => None,
+            Availability::Unsupported => Some(
+                "This browser has no built-in AI model (Chrome 138 or later on a desktop is needed).",
+            ),
+            Availability::Unavailable => Some(
+                "Chrome's built-in AI model is not available on this device (it needs a desktop with about 22 GB of free disk and 16 GB of RAM or a GPU with more than 4 GB).",
+            ),
+            Availability::Downloadable => {
+                Some("Chrome's built-in AI model is not downloaded yet: download it in Options.")
+            }
+            Availability::Downloading => Some("Chrome's built-in AI model is still downloading."),
+        }
+    }
+}
+
+/// The engine that answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// The local search.
+    Local,
+    /// Gemini with the user's key.
+    Gemini,
+    /// Chrome's built-in model.
+    OnDevice,
+}
+
+/// The engine for the next question, and, when it is not the one the user asked for, why (one line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// Who answers.
+    pub engine: Engine,
+    /// Why not the preferred engine; `None` when the choice is what the user asked for.
+    pub note: Option<String>,
+}
+
+/// Chooses the engine. An explicit on-device choice never falls back to Gemini (the user chose to
+/// keep everything on the device): it falls back to the local search.
+pub fn choose(provider: Provider, has_key: bool, on_device: Availability) -> Choice {
+    let plain = |engine| Choice { engine, note: None };
+    let instead = |engine, note: String| Choice {
+        engine,
+        note: Some(note),
+    };
+    match provider {
+        Provider::Local => plain(Engine::Local),
+        Provider::Gemini if has_key => plain(Engine::Gemini),
+        Provider::Gemini => instead(
+            Engine::Local,
+            "No Gemini API key is set: add one in Options. Searched locally.".to_owned(),
+        ),
+        Provider::OnDevice | Provider::Auto if on_device == Availability::Available => {
+            plain(Engine::OnDevice)
+        }
+        Provider::OnDevice => instead(
+            Engine::Local,
+            format!(
+                "{} Searched locally.",
+                on_device.reason().unwrap_or_default()
+            ),
+        ),
+        Provider::Auto if has_key => plain(Engine::Gemini),
+        Provider::Auto => plain(Engine::Local),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices() {
+        use Availability::*;
+        use Engine::{Gemini as G, Local as L, OnDevice as D};
+        let rows: &[(Provider, bool, Availability, Engine, bool)] = &[
+            // (provider, key set, on-device availability, engine, a note explains the fallback)
+            (Provider::Auto, false, Available, D, false),
+            (Provider::Auto, true, Available, D, false),
+            (Provider::Auto, true, Unavailable, G, false),
+            (Provider::Auto, true, Downloadable, G, false),
+            (Provider::Auto, false, Unsupported, L, false),
+            (Provider::Auto, false, Downloading, L, false),
+            (Provider::Local, true, Available, L, false),
+            (Provider::Gemini, true, Available, G, false),
+            (Provider::Gemini, false, Available, L, true),
+            (Provider::OnDevice, true, Available, D, false),
+            (Provider::OnDevice, true, Unavailable, L, true),
+            (Provider::OnDevice, false, Downloadable, L, true),
+            (Provider::OnDevice, false, Unsupported, L, true),
+        ];
+        for &(provider, key, availability, engine, noted) in rows {
+            let choice = choose(provider, key, availability);
+            assert_eq!(
+                choice.engine, engine,
+                "{provider:?} key={key} {availability:?}"
+            );
+            assert_eq!(
+                choice.note.is_some(),
+                noted,
+                "{provider:?} key={key} {availability:?}: {:?}",
+                choice.note
+            );
+        }
+        let note = choose(Provider::OnDevice, false, Unavailable).note.unwrap();
+        assert!(
+            note.starts_with("Chrome's built-in AI model is not available on this device"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn availability_reads_current_and_older_api_values() {
+        let rows = [
+            ("available", Availability::Available),
+            ("readily", Availability::Available),
+            ("downloadable", Availability::Downloadable),
+            ("after-download", Availability::Downloadable),
+            ("downloading", Availability::Downloading),
+            ("unavailable", Availability::Unavailable),
+            ("no", Availability::Unavailable),
+            ("", Availability::Unavailable),
+            ("unsupported", Availability::Unsupported),
+        ];
+        for (value, expected) in rows {
+            assert_eq!(Availability::parse(value), expected, "{value}");
+        }
+        assert_eq!(Availability::Available.reason(), None);
+    }
+
+    #[test]
+    fn providers_round_trip() {
+        for provider in Provider::ALL {
+            assert_eq!(Provider::parse(provider.as_str()), Some(provider));
+            let json = serde_json::to_string(&provider).unwrap();
+            assert_eq!(json, format!("\"{}\"", provider.as_str()));
+        }
+    }
+}
