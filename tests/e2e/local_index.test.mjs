@@ -1,0 +1,271 @@
+// The smart local search without a key (issue "Smart local search without a key"), end to end:
+// the built extension, real chrome.history (seeded History DB, real visits, real deletions), the
+// index in the service worker, the popup's as-you-type list and committed turns.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchExtension } from './support/launch.mjs';
+import { CTE_ARTICLE, DAY, HOUR, MINUTE, demoHistory, expectedRecent, largeHistory } from './support/fixtures.mjs';
+import { SEL, alertText, assertFound, assertNotFound, describeTurn, hrefs, openPopup, openPopupMeasured, readTurns, waitForAnswer } from './support/popup.mjs';
+import {
+  INDEXING_NOTICE, LIVE, assertIncludes, literalSearch, readLive, snapshotBytes, stopServiceWorker, typeSlowly,
+  waitForIndex, waitForLive, waitForSnapshot,
+} from './support/live.mjs';
+
+const CREME = { url: 'https://www.750g.com/recette-98213.htm', title: 'Crème brûlée facile au four' };
+/** Deleted from history by a test; its only URL, so the page must go. */
+const ARABIC = { url: 'https://ar.wikipedia.org/wiki/%D8%A8%D8%B1%D9%85%D8%AC%D8%A9', title: 'برمجة الحاسوب - ويكيبيديا' };
+const HEBREW = { url: 'https://he.wikipedia.org/wiki/%D7%AA%D7%9B%D7%A0%D7%95%D7%AA', title: 'תכנות מחשבים – ויקיפדיה' };
+const DOOMED = { url: 'https://www.lesnumeriques.com/casque-audio/sony-wh-1000xm6-p81234/test.html', title: 'Test Sony WH-1000XM6 : le casque à réduction de bruit' };
+
+/** Commits what is in the box with Enter; returns the new turn. */
+async function commit(page, question) {
+  const before = await page.locator(SEL.turn).count();
+  await page.locator(SEL.search).press('Enter');
+  await waitForAnswer(page, question, before);
+  return (await readTurns(page))[0];
+}
+
+/** Types `query` key by key and waits for `href` in the as-you-type list; returns the list. */
+async function typeAndSee(page, query, href) {
+  await typeSlowly(page, query);
+  return waitForLive(page, (l) => l.hrefs.includes(href), `"${query}" → ${href}`);
+}
+
+describe('smart local search in a seeded profile', () => {
+  let ext;
+  let popup;
+  let history;
+  const now = Date.now();
+
+  before(async () => {
+    history = [
+      ...demoHistory(now),
+      { url: CREME.url, title: CREME.title, visits: [now - 3 * HOUR, now - 4 * DAY] },
+      { url: DOOMED.url, title: DOOMED.title, visits: [now - 2 * HOUR] },
+      { url: ARABIC.url, title: ARABIC.title, visits: [now - 5 * DAY] },
+      { url: HEBREW.url, title: HEBREW.title, visits: [now - 6 * DAY] },
+    ];
+    ext = await launchExtension({ history });
+    popup = await openPopup(ext);
+    await waitForIndex(popup);
+  });
+
+  after(async () => {
+    await ext?.close();
+  });
+
+  test('typing shows matches at each keystroke without Enter; Enter commits a turn', async () => {
+    const turnsBefore = await popup.locator(SEL.turn).count();
+    await typeSlowly(popup, 'flatm');
+    const live = await waitForLive(popup, (l) => l.hrefs.length > 0, 'some match for "flatm"');
+    assert.equal(live.hrefs[0], 'https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Global_Objects/Array/flatMap', `best match while typing: ${JSON.stringify(live)}`);
+    assert.deepEqual(live.notices, [], 'answered by the index (no "Indexing…" notice)');
+    // Each keystroke updates the list: one more word narrows it to something else.
+    await popup.keyboard.type(' ');
+    await popup.keyboard.type('btreemap', { delay: 20 });
+    await waitForLive(popup, (l) => l.hrefs.length === 0 || !l.hrefs.includes(live.hrefs[0]) || l.hrefs[0] !== live.hrefs[0] || l.notices.length > 0, 'an update after more words');
+    await typeSlowly(popup, 'btreem');
+    await waitForLive(popup, (l) => l.hrefs[0] === 'https://doc.rust-lang.org/std/collections/struct.BTreeMap.html', '"btreem" → BTreeMap');
+    assert.equal(await popup.locator(SEL.turn).count(), turnsBefore, 'typing alone adds no turn to the conversation');
+    const turn = await commit(popup, 'btreem');
+    assert.equal(turn.question, 'btreem');
+    assertFound(turn, 'https://doc.rust-lang.org/std/collections/struct.BTreeMap.html', 'BTreeMap (committed, unfinished word)');
+    assert.equal(await popup.locator(SEL.turn).count(), turnsBefore + 1, 'Enter added one turn');
+    assert.equal(await popup.locator(LIVE).count(), 0, 'the committed turn replaces the as-you-type list');
+    ext.assertNoErrors();
+  });
+
+  const CASES = [
+    { what: 'accents left out', query: 'creme brulee', href: CREME.url, literalFinds: false },
+    { what: 'word order', query: 'cte recursive cycles', href: CTE_ARTICLE.cleanUrl, literalFinds: true },
+    { what: 'word order and inflections', query: 'handle cycle recursive cte', href: CTE_ARTICLE.cleanUrl, literalFinds: false },
+    { what: 'one typo', query: 'recursiv ctes cycels', href: CTE_ARTICLE.cleanUrl, literalFinds: false },
+  ];
+  for (const c of CASES) {
+    test(`${c.what}: "${c.query}" finds its page as you type and committed${c.literalFinds ? '' : '; the browser alone does not'}`, async (t) => {
+      const literal = await literalSearch(popup, c.query);
+      // Chrome's matcher is an AND of word prefixes (DESIGN.md §3): order does not matter to it,
+      // accents, typos and other inflections do.
+      assert.equal(literal.includes(c.href), c.literalFinds, `chrome.history.search("${c.query}") gave ${JSON.stringify(literal)}`);
+      t.diagnostic(`chrome.history.search("${c.query}") alone: ${literal.includes(c.href) ? 'finds it' : `misses it (${literal.length} results)`}`);
+      const live = await typeAndSee(popup, c.query, c.href);
+      assert.ok(live.hrefs.indexOf(c.href) < 5, `in the first five as you type: ${JSON.stringify(live.hrefs)}`);
+      const turn = await commit(popup, c.query);
+      assertFound(turn, c.href, `${c.what} (committed)`);
+      assert.ok(hrefs(turn).indexOf(c.href) < 5, `in the first five once committed: ${describeTurn(turn)}`);
+    });
+  }
+
+  test('an empty question (Enter on an empty box) lists the most recent pages of the period, newest first', async () => {
+    await popup.locator(SEL.period).selectOption('24h');
+    await popup.locator(SEL.search).fill('');
+    const turn = await commit(popup, '');
+    const expected = expectedRecent(history, Date.now(), DAY);
+    assert.ok(expected.length >= 10, 'the fixture has recent pages');
+    assert.deepEqual(hrefs(turn), expected.slice(0, turn.results.length), `newest first; ${describeTurn(turn)}`);
+    assert.equal(turn.results.length, Math.min(expected.length, 25), 'all of them (up to the result limit)');
+    await popup.locator(SEL.period).selectOption('90d');
+  });
+
+  test('a page deleted from history (chrome.history.deleteUrl) disappears, as you type and committed', async (t) => {
+    const query = 'sony casque bruit';
+    await typeAndSee(popup, query, DOOMED.url);
+    const deletedAt = Date.now();
+    await popup.evaluate((url) => chrome.history.deleteUrl({ url }), DOOMED.url);
+    // onVisitRemoved reaches the worker asynchronously; the next keystrokes must not show it.
+    await typeSlowly(popup, query);
+    const live = await waitForLive(popup, (l) => !l.hrefs.includes(DOOMED.url), 'the deleted page gone', 3_000);
+    t.diagnostic(`gone from the as-you-type list ${Date.now() - deletedAt} ms after deleteUrl resolved`);
+    assert.ok(!live.hrefs.includes(DOOMED.url));
+    const turn = await commit(popup, query);
+    assertNotFound(turn, DOOMED.url, 'the deleted page (committed: index and browser fused)');
+    assert.deepEqual(await literalSearch(popup, 'sony'), [], 'the browser no longer has it either');
+    // Other pages stay.
+    await typeAndSee(popup, 'creme brulee', CREME.url);
+  });
+
+  test('a page visited while the popup is open is found without reopening Chrome (onVisited)', async (t) => {
+    const url = 'https://www.orchidees-passion.example/guides/zygopetalum-arrosage-hiver';
+    const title = 'Zygopetalum : arrosage et floraison en hiver';
+    await ext.context.route('https://www.orchidees-passion.example/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: `<!doctype html><meta charset="utf-8"><title>${title}</title><p>Orchidées.` }),
+    );
+    const tab = await ext.context.newPage();
+    await tab.goto(url);
+    await tab.waitForFunction((t) => document.title === t, title);
+    const visitedAt = Date.now();
+    // The popup stayed open all along; accents and a plural left out.
+    await popup.bringToFront();
+    let live;
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      await typeSlowly(popup, 'zygopetalum arrosage floraisons', 5);
+      live = await readLive(popup).catch(() => null);
+      if (live?.hrefs.includes(url) || Date.now() > deadline) break;
+      await popup.waitForTimeout(100);
+    }
+    assertIncludes(live?.hrefs ?? [], url, 'the new visit in the as-you-type list');
+    t.diagnostic(`new visit searchable ${Date.now() - visitedAt} ms after its page loaded`);
+    const turn = await commit(popup, 'zygopetalum arrosage floraisons');
+    assertFound(turn, url, 'the new visit (committed)');
+    await tab.close();
+  });
+
+  test('odd input: stop words, punctuation, 500 characters, emoji, right-to-left, one letter — no error, still responsive', async (t) => {
+    const cases = [
+      'the of and',
+      '?!...',
+      'cte '.repeat(125).trim().padEnd(500, 'x'),
+      '🍮🔥 😀',
+      'مرحبا بالعالم',
+      'שלום עולם',
+      'r',
+    ];
+    for (const q of cases) {
+      await popup.locator(SEL.search).fill('');
+      await popup.locator(SEL.search).focus();
+      if (q.length > 40) await popup.keyboard.insertText(q);
+      else await popup.keyboard.type(q, { delay: 5 });
+      const turn = await commit(popup, q);
+      const shown = turn.results.length ? `${turn.results.length} results` : `notice ${JSON.stringify(turn.notice)}`;
+      t.diagnostic(`${JSON.stringify(q.length > 40 ? `${q.slice(0, 20)}…(${q.length} chars)` : q)} → ${shown}`);
+      assert.ok(turn.results.length > 0 || (turn.notice && turn.notice.length > 10), `a sensible answer for ${JSON.stringify(q)}: ${describeTurn(turn)}`);
+      assert.equal(await alertText(popup), '', `no alert for ${JSON.stringify(q)}`);
+    }
+    // Right-to-left words of a page's title find it.
+    for (const [q, page] of [['برمجة', ARABIC], ['תכנות', HEBREW]]) {
+      await typeAndSee(popup, q, page.url);
+      assertFound(await commit(popup, q), page.url, `the ${page === ARABIC ? 'Arabic' : 'Hebrew'} page`);
+    }
+    // Still responsive: a normal query right after, as you type and committed.
+    await typeAndSee(popup, 'creme brulee', CREME.url);
+    assertFound(await commit(popup, 'creme brulee'), CREME.url);
+    ext.assertNoErrors();
+  });
+
+  test('after chrome.history.deleteAll() nothing is found, as you type or committed', async () => {
+    await popup.evaluate(() => chrome.history.deleteAll());
+    await typeSlowly(popup, 'creme brulee');
+    await waitForLive(popup, (l) => l.hrefs.length === 0, 'an empty list', 3_000);
+    const turn = await commit(popup, 'creme brulee');
+    assert.equal(turn.results.length, 0, describeTurn(turn));
+    await popup.locator(SEL.search).fill('');
+    const recent = await commit(popup, '');
+    assert.equal(recent.results.length, 0, `no recent page after deleteAll: ${describeTurn(recent)}`);
+  });
+
+  test('zero network requests from the extension throughout', () => {
+    ext.assertNoErrors();
+    ext.assertNoNetwork();
+  });
+});
+
+describe('a 50,000-entry history', () => {
+  let ext;
+  const now = Date.now();
+
+  before(async () => {
+    ext = await launchExtension({ history: [...largeHistory(50_000, now), ...demoHistory(now), { url: CREME.url, title: CREME.title, visits: [now - HOUR] }] });
+  });
+
+  after(async () => {
+    await ext?.close();
+  });
+
+  test('while the index builds, the popup is usable at once and typing shows Chrome\'s own results with a notice', async (t) => {
+    // The worker starts building at launch; stop it so the popup's opening wakes a cold worker
+    // with no snapshot yet (it is written 2 s after a build): a full build from 50,000 entries.
+    const blank = await ext.openPage('popup.html');
+    const snapshot = await snapshotBytes(blank);
+    const sw = await stopServiceWorker(ext, blank);
+    await blank.close();
+    sw.detach();
+    assert.equal(snapshot, 0, 'precondition: no snapshot saved yet');
+    const { page, readyMs } = await openPopupMeasured(ext);
+    t.diagnostic(`popup usable (search box focused) ${readyMs} ms after navigation start`);
+    assert.ok(readyMs < 2_000, `the search box is focused at once (${readyMs} ms)`);
+    const typed = Date.now();
+    await page.keyboard.type('btreemap', { delay: 10 });
+    const live = await waitForLive(page, (l) => l.hrefs.length > 0, 'results while indexing', 10_000);
+    t.diagnostic(`first results while indexing ${Date.now() - typed} ms after the first keystroke`);
+    assert.deepEqual(live.notices, [INDEXING_NOTICE], `the first answer comes from Chrome's search, and says so: ${JSON.stringify(live)}`);
+    assertIncludes(live.hrefs, 'https://doc.rust-lang.org/std/collections/struct.BTreeMap.html', 'the browser\'s literal match');
+    const ready = await waitForIndex(page);
+    t.diagnostic(`index of ${ready.pages} pages ready ${ready.ms} ms after the first results`);
+    await typeSlowly(page, 'creme brulee');
+    const smart = await waitForLive(page, (l) => l.hrefs.includes(CREME.url), 'the index\'s answer once built');
+    assert.deepEqual(smart.notices, [], 'no notice once the index answers');
+    await page.close();
+    ext.assertNoErrors();
+  });
+
+  test('the index survives a worker restart: the first search after it is answered from the snapshot', async (t) => {
+    const page = await ext.openPage('popup.html');
+    await waitForIndex(page);
+    const bytes = await waitForSnapshot(page);
+    t.diagnostic(`snapshot in IndexedDB: ${(bytes / 1e6).toFixed(1)} MB`);
+    const sw = await stopServiceWorker(ext, page); // (the protocol session lives in this page: keep it open)
+    const started = Date.now();
+    const popup = await openPopup(ext);
+    await sw.running();
+    // Every notice the as-you-type section shows, from the first keystroke on.
+    await popup.evaluate((sel) => {
+      window.__notices = [];
+      new MutationObserver(() => {
+        for (const p of document.querySelectorAll(`${sel} p.notice`)) window.__notices.push(p.textContent.trim());
+      }).observe(document.body, { childList: true, subtree: true, characterData: true });
+    }, LIVE);
+    await popup.keyboard.type('creme brulee', { delay: 30 });
+    const live = await waitForLive(popup, (l) => l.hrefs.includes(CREME.url), 'the index\'s answer after the restart');
+    const ms = Date.now() - started;
+    t.diagnostic(`popup opened on a stopped worker → index answer in ${ms} ms (statuses: ${sw.statuses.join(' → ')})`);
+    assert.deepEqual(live.notices, [], `answered by the index, not Chrome's search: ${JSON.stringify(live)}`);
+    const notices = await popup.evaluate(() => window.__notices);
+    assert.deepEqual([...new Set(notices)], [], 'no keystroke, not even the first, was answered by Chrome\'s search');
+    assert.ok(ms < 3_000, `quickly (${ms} ms)`);
+    sw.detach();
+    await page.close();
+    ext.assertNoErrors();
+    ext.assertNoNetwork();
+  });
+});

@@ -1,0 +1,142 @@
+// Helpers for the local index in the real extension: the popup's as-you-type list, the browser's
+// literal search called from an extension page, the worker's messages, and stopping the worker.
+import assert from 'node:assert/strict';
+import { SEL } from './popup.mjs';
+import { cleanForTest } from './fixtures.mjs';
+
+export const LIVE = 'section[aria-label="Matches as you type"]';
+export const INDEXING_NOTICE = 'Indexing your history… meanwhile these come from Chrome\'s own search.';
+
+/** The as-you-type section as data: null when not shown. */
+export async function readLive(page) {
+  return page.evaluate((sel) => {
+    const section = document.querySelector(sel);
+    if (!section) return null;
+    return {
+      hrefs: [...section.querySelectorAll('ul[role="list"] a')].map((a) => a.getAttribute('href')),
+      notices: [...section.querySelectorAll('p.notice')].map((p) => p.textContent.trim()),
+    };
+  }, LIVE);
+}
+
+/** Waits until the as-you-type list satisfies `predicate(live)`; returns it, or throws with what was shown. */
+export async function waitForLive(page, predicate, what, timeout = 5_000) {
+  const deadline = Date.now() + timeout;
+  let live = null;
+  while (Date.now() < deadline) {
+    live = await readLive(page);
+    if (live && predicate(live)) return live;
+    await page.waitForTimeout(25);
+  }
+  throw new Error(`as-you-type list: ${what} not seen within ${timeout} ms; last shown: ${JSON.stringify(live)}`);
+}
+
+/** Clears the search box and types `text` key by key (real keyboard events). */
+export async function typeSlowly(page, text, delay = 20) {
+  const box = page.locator(SEL.search);
+  await box.fill('');
+  await box.focus();
+  await page.keyboard.type(text, { delay });
+}
+
+/** `chrome.history.search` from an extension page, cleaned URLs (the browser's literal answer). */
+export async function literalSearch(page, text, startTime = 0) {
+  const items = await page.evaluate(([text, startTime]) => chrome.history.search({ text, startTime, maxResults: 100 }), [text, startTime]);
+  return items.map((i) => {
+    try {
+      return cleanForTest(i.url);
+    } catch {
+      return i.url;
+    }
+  });
+}
+
+/** Sends a message to the extension's worker from an extension page. */
+export async function askWorker(page, message) {
+  return page.evaluate((m) => chrome.runtime.sendMessage(m), message);
+}
+
+/** Asks `warm` until the worker answers `ready`; returns {pages, ms}. */
+export async function waitForIndex(page, timeout = 60_000) {
+  const started = Date.now();
+  while (Date.now() - started < timeout) {
+    const answer = await askWorker(page, { type: 'warm' });
+    if (answer?.type === 'ready') return { pages: answer.pages, ms: Date.now() - started };
+    await page.waitForTimeout(50);
+  }
+  throw new Error(`the worker's index was not ready within ${timeout} ms`);
+}
+
+/** Whether the worker's IndexedDB holds the index snapshot (read from an extension page: same origin). */
+export async function snapshotBytes(page) {
+  return page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const open = indexedDB.open('history-chat');
+        open.onerror = () => resolve(0);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (!db.objectStoreNames.contains('blobs')) return (db.close(), resolve(0));
+          const get = db.transaction('blobs').objectStore('blobs').get('history-index');
+          get.onsuccess = () => (db.close(), resolve(get.result ? get.result.byteLength : 0));
+          get.onerror = () => (db.close(), resolve(0));
+        };
+      }),
+  );
+}
+
+export async function waitForSnapshot(page, timeout = 20_000) {
+  const started = Date.now();
+  while (Date.now() - started < timeout) {
+    const bytes = await snapshotBytes(page);
+    if (bytes > 0) return bytes;
+    await page.waitForTimeout(200);
+  }
+  throw new Error(`no index snapshot in IndexedDB within ${timeout} ms`);
+}
+
+/**
+ * Stops the extension's service worker, as Chrome does when it idles: DevTools protocol
+ * `ServiceWorker.stopAllWorkers` on a page's session, and waits until the protocol reports the
+ * extension's worker `stopped`. Returns a function that waits for it to run again.
+ */
+export async function stopServiceWorker(ext, page) {
+  const cdp = await ext.context.newCDPSession(page);
+  const origin = `chrome-extension://${ext.extensionId}/`;
+  const statuses = [];
+  let notify = () => {};
+  cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+    for (const v of versions) if (v.scriptURL.startsWith(origin)) statuses.push(v.runningStatus);
+    notify();
+  });
+  await cdp.send('ServiceWorker.enable');
+  // Resolves once `status` is reported at or after position `from` of the status list.
+  const waitFor = (status, from, timeout) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the worker did not become ${status} within ${timeout} ms (statuses seen: ${statuses.join(', ')})`)),
+        timeout,
+      );
+      notify = () => {
+        if (statuses.slice(from).includes(status)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      notify();
+    });
+  const stopped = waitFor('stopped', statuses.length, 10_000);
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  await stopped;
+  const after = statuses.length;
+  return {
+    statuses,
+    /** Waits until the worker runs again (woken by a message or an event). */
+    running: (timeout = 10_000) => waitFor('running', after, timeout),
+    detach: () => cdp.detach().catch(() => {}),
+  };
+}
+
+export function assertIncludes(list, item, what) {
+  assert.ok(list.includes(item), `${what}: expected ${item} in ${JSON.stringify(list, null, 1)}`);
+}
