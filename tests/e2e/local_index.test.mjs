@@ -224,10 +224,11 @@ describe('a 50,000-entry history', () => {
     const { page, readyMs } = await openPopupMeasured(ext);
     t.diagnostic(`popup usable (search box focused) ${readyMs} ms after navigation start`);
     assert.ok(readyMs < 2_000, `the search box is focused at once (${readyMs} ms)`);
+    await page.keyboard.type('btreemap', { delay: 60 });
     const typed = Date.now();
-    await page.keyboard.type('btreemap', { delay: 10 });
-    const live = await waitForLive(page, (l) => l.hrefs.length > 0, 'results while indexing', 10_000);
-    t.diagnostic(`first results while indexing ${Date.now() - typed} ms after the first keystroke`);
+    const live = await waitForLive(page, (l) => l.hrefs.length > 0, 'results while indexing', 15_000);
+    const firstResultsMs = Date.now() - typed;
+    t.diagnostic(`first results while indexing ${firstResultsMs} ms after the last keystroke`);
     assert.deepEqual(live.notices, [INDEXING_NOTICE], `the first answer comes from Chrome's search, and says so: ${JSON.stringify(live)}`);
     assertIncludes(live.hrefs, 'https://doc.rust-lang.org/std/collections/struct.BTreeMap.html', 'the browser\'s literal match');
     const ready = await waitForIndex(page);
@@ -237,6 +238,11 @@ describe('a 50,000-entry history', () => {
     assert.deepEqual(smart.notices, [], 'no notice once the index answers');
     await page.close();
     ext.assertNoErrors();
+    // One literal chrome.history.search takes ~0.4 s on 50,000 entries when the browser is idle.
+    assert.ok(
+      firstResultsMs <= 1_500,
+      `typing while the index builds should show Chrome's results at once; they came ${firstResultsMs} ms after the last keystroke`,
+    );
   });
 
   test('the index survives a worker restart: the first search after it is answered from the snapshot', async (t) => {
