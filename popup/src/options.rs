@@ -1,8 +1,10 @@
 //! The options page: Gemini key (save, test, remove), search depth, model, default period,
 //! conversation retention, and what leaves the machine in each mode.
 
+use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{gemini, permissions, storage};
 use history_chat_core::ai::Depth;
+use history_chat_core::ai::provider::{Availability, Provider};
 use history_chat_core::gemini::DEFAULT_MODEL;
 use history_chat_core::period::Period;
 use history_chat_core::settings::{Retention, Settings};
@@ -54,6 +56,10 @@ pub fn Options() -> impl IntoView {
     };
     let key_draft = RwSignal::new(String::new());
     let key_visible = RwSignal::new(false);
+    let availability = RwSignal::new(None::<Availability>);
+    let download = RwSignal::new(None::<f64>);
+
+    spawn_local(async move { availability.set(Some(on_device::availability().await)) });
 
     spawn_local(async move {
         let loaded = match storage::load_settings().await {
@@ -129,6 +135,39 @@ pub fn Options() -> impl IntoView {
             let _ = permissions::remove_gemini_host().await;
         });
     };
+    let start_download = move |_| {
+        // Creating a session downloads the model; it must start inside this click.
+        let model = OnDevice::new();
+        download.set(Some(0.0));
+        spawn_local(async move {
+            match model
+                .prepare(move |loaded| download.set(Some(loaded)))
+                .await
+            {
+                Ok(()) => {
+                    availability.set(Some(Availability::Available));
+                    feedback.ok("The on-device model is ready.");
+                }
+                Err(failure) => feedback.fail(failure.user_message()),
+            }
+            model.close();
+            download.set(None);
+        });
+    };
+    let device_line = move || match availability.get() {
+        None => "Checking Chrome's built-in AI model…".to_owned(),
+        Some(known) => known
+            .reason()
+            .unwrap_or("Chrome's built-in AI model is ready on this device.")
+            .to_owned(),
+    };
+    let can_download = move || {
+        matches!(
+            availability.get(),
+            Some(Availability::Downloadable | Availability::Downloading)
+        )
+    };
+
     let clear = move |_| {
         spawn_local(async move {
             match storage::clear_conversation().await {
@@ -145,6 +184,42 @@ pub fn Options() -> impl IntoView {
             <h1>"History Chat — Options"</h1>
             <p class="status" role="status">{move || feedback.status.get()}</p>
             <p class="alert" role="alert">{move || feedback.alert.get()}</p>
+
+            <section>
+                <h2>"AI provider"</h2>
+                <fieldset role="radiogroup" aria-label="AI provider" disabled=loading>
+                    <legend>"Who answers your questions"</legend>
+                    {Provider::ALL
+                        .into_iter()
+                        .map(|provider| view! {
+                            <label class="choice">
+                                <input
+                                    type="radio"
+                                    name="provider"
+                                    value=provider.as_str()
+                                    prop:checked=move || current().provider == provider
+                                    on:change=move |_| change(Box::new(move |s| s.provider = provider))
+                                />
+                                <span class="choice-label">{provider.label()}</span>
+                                <span class="help">{provider.description()}</span>
+                            </label>
+                        })
+                        .collect_view()}
+                </fieldset>
+                <p class="help device-status">{device_line}</p>
+                <Show when=can_download>
+                    <p>
+                        <button type="button" disabled=move || download.get().is_some() on:click=start_download>
+                            "Download the on-device model"
+                        </button>
+                        " "
+                        {move || download.get().map(|loaded| view! {
+                            <progress max="1" value=loaded aria-label="On-device model download"></progress>
+                            {format!(" {:.0} %", loaded * 100.0)}
+                        })}
+                    </p>
+                </Show>
+            </section>
 
             <section>
                 <h2>"Gemini API key"</h2>
@@ -263,6 +338,11 @@ pub fn Options() -> impl IntoView {
                     "those keywords are sent with your question to be ranked. Never your full history. "
                     "The key travels in a request header, only to generativelanguage.googleapis.com. "
                     "Google's Gemini API terms apply to what is sent."
+                </p>
+                <p>
+                    <strong>"With the on-device model: nothing. "</strong>
+                    "Chrome's built-in model runs on this computer; your question and history stay on it. "
+                    "(Chrome downloads the model once, from Google, when you ask it to.)"
                 </p>
                 <p>
                     "Your settings, key included, are kept in Chrome's synced storage; your conversation stays in "

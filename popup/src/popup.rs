@@ -5,9 +5,12 @@ use history_chat_bindings::gemini::GeminiModel;
 use history_chat_bindings::history::{ChromeHistory, IndexedHistory};
 use history_chat_bindings::http::Cancel;
 use history_chat_bindings::messages::ask_worker;
+use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{ChromeError, nonce, now_ms, runtime, storage, tabs};
+use history_chat_core::ai::model::LanguageModel;
 use history_chat_core::ai::pipeline::{AiInput, ai_search};
-use history_chat_core::conversation::{StoredTurn, Turn, TurnResult, turn_key};
+use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, choose};
+use history_chat_core::conversation::{Mode, StoredTurn, Turn, TurnResult, turn_key};
 use history_chat_core::display::{display_title, readable_url, relative_time};
 use history_chat_core::history::Page;
 use history_chat_core::messages::{Request, Response};
@@ -54,6 +57,15 @@ pub fn Popup() -> impl IntoView {
     let running = StoredValue::new(None::<Cancel>);
     let live = RwSignal::new(None::<LiveAnswer>);
     let live_seq = StoredValue::new(0_u64);
+    let availability = RwSignal::new(None::<Availability>);
+    let device = StoredValue::new_local(OnDevice::new());
+    let download = RwSignal::new(None::<f64>);
+    let choice = move || {
+        let availability = availability.get().unwrap_or_default();
+        settings.with(|s| choose(s.provider, s.has_api_key(), availability))
+    };
+    let ai_engine = move || choice().engine != Engine::Local;
+    on_cleanup(move || device.with_value(OnDevice::close));
     let (alert, set_alert) = signal(None::<AlertMessage>);
     provide_context(Alert(set_alert));
     let search_box = NodeRef::<Input>::new();
@@ -63,6 +75,7 @@ pub fn Popup() -> impl IntoView {
             let _ = input.focus();
         }
     });
+    spawn_local(async move { availability.set(Some(on_device::availability().await)) });
     // The index lives in the service worker: have it loaded by the time the user types.
     spawn_local(async {
         let _ = ask_worker(&Request::Warm).await;
@@ -100,11 +113,41 @@ pub fn Popup() -> impl IntoView {
             // changed the key or depth since the popup opened.
             let current = storage::load_settings().await.unwrap_or(known);
             settings.set(current.clone());
-            let (stored, problem) = if current.has_api_key() {
-                ask_gemini(asked, period, &current, cancel, status).await
-            } else {
-                (ask_locally(asked, period).await, false)
+            let known_availability = match availability.get_untracked() {
+                Some(known) => known,
+                None => on_device::availability().await,
             };
+            let Choice { engine, note } =
+                choose(current.provider, current.has_api_key(), known_availability);
+            let (mut stored, problem) = match engine {
+                Engine::Local => (ask_locally(asked, period).await, false),
+                Engine::Gemini => {
+                    let model = GeminiModel::new(current.api_key(), cancel);
+                    ask_ai(&model, Mode::Gemini, asked, period, &current, status).await
+                }
+                Engine::OnDevice => {
+                    let model = device.get_value();
+                    let prepared = model
+                        .prepare(move |loaded| download.set(Some(loaded)))
+                        .await;
+                    download.set(None);
+                    match prepared {
+                        Ok(()) => {
+                            let search = model.for_search(cancel);
+                            ask_ai(&search, Mode::OnDevice, asked, period, &current, status).await
+                        }
+                        Err(failure) => {
+                            let mut local = ask_locally(asked, period).await;
+                            local.turn.note =
+                                Some(format!("{} Searched locally.", failure.user_message()));
+                            (local, false)
+                        }
+                    }
+                }
+            };
+            if stored.turn.note.is_none() {
+                stored.turn.note = note;
+            }
             status.set(match (&stored.turn.error, stored.turn.ai.is_some()) {
                 (Some(_), false) => String::new(),
                 _ => outcome_message(&stored.turn.question, period, stored.turn.results.len()),
@@ -153,10 +196,7 @@ pub fn Popup() -> impl IntoView {
         let typed = question.get_untracked();
         live_seq.update_value(|seq| *seq += 1);
         let seq = live_seq.get_value();
-        if typed.trim().is_empty()
-            || busy.get_untracked()
-            || settings.with_untracked(Settings::has_api_key)
-        {
+        if typed.trim().is_empty() || busy.get_untracked() || untrack(ai_engine) {
             live.set(None);
             return;
         }
@@ -170,23 +210,62 @@ pub fn Popup() -> impl IntoView {
     };
 
     let mode = move || {
-        settings.with(|s| {
-            if s.has_api_key() {
-                format!("Gemini · {}", s.depth.label())
-            } else {
-                "Local".to_owned()
+        let depth = settings.with(|s| s.depth.label());
+        match choice().engine {
+            Engine::Local => "Local".to_owned(),
+            Engine::Gemini => format!("Gemini · {depth}"),
+            Engine::OnDevice => format!("On-device · {depth}"),
+        }
+    };
+    let wants_device =
+        move || settings.with(|s| s.provider != Provider::Local && s.provider != Provider::Gemini);
+    // Why on-device AI is not answering, when the user would want it to (one line).
+    let device_note = move || {
+        let known = availability.get()?;
+        wants_device().then(|| known.reason()).flatten()
+    };
+    let can_download = move || {
+        matches!(
+            availability.get(),
+            Some(Availability::Downloadable | Availability::Downloading)
+        ) && wants_device()
+    };
+    let start_download = move |_| {
+        // Creating the session downloads the model; it must start inside this click.
+        let model = device.get_value();
+        download.set(Some(0.0));
+        spawn_local(async move {
+            match model
+                .prepare(move |loaded| download.set(Some(loaded)))
+                .await
+            {
+                Ok(()) => availability.set(Some(Availability::Available)),
+                Err(failure) => set_alert.set(AlertMessage::new(failure.user_message())),
             }
-        })
+            download.set(None);
+        });
     };
 
     view! {
         <main class="popup" on:keydown=move |event| move_focus(&event)>
             <header class="bar">
                 <h1>"History Chat"</h1>
-                <span class="mode" title="Which engine answers">{mode}</span>
+                <span class="mode" title=move || device_note().unwrap_or("Which engine answers")>{mode}</span>
                 <button type="button" class="quiet" on:click=clear>"Clear conversation"</button>
                 <button type="button" class="quiet" on:click=move |_| open_options(set_alert)>"Options"</button>
             </header>
+            <Show when=can_download>
+                <p class="device-download">
+                    {move || match download.get() {
+                        Some(loaded) => format!("Downloading the on-device model: {:.0} %", loaded * 100.0),
+                        None => "On-device AI is ready to download (about 2 GB, once).".to_owned(),
+                    }}
+                    " "
+                    <button type="button" class="link" disabled=move || download.get().is_some() on:click=start_download>
+                        "Download the on-device model"
+                    </button>
+                </p>
+            </Show>
             <form class="ask" role="search" on:submit=on_submit>
                 <input
                     type="search"
@@ -223,7 +302,7 @@ pub fn Popup() -> impl IntoView {
             </form>
             <div class="progress">
                 <p class="status" role="status">{move || status.get()}</p>
-                <Show when=move || busy.get() && settings.with(Settings::has_api_key)>
+                <Show when=move || busy.get() && ai_engine()>
                     <button type="button" class="quiet" on:click=cancel>"Cancel"</button>
                 </Show>
             </div>
@@ -239,7 +318,8 @@ pub fn Popup() -> impl IntoView {
             {move || live.get().map(|answer| view! { <LiveView answer/> })}
             <section class="conversation" aria-label="Conversation" aria-busy=move || busy.get().to_string()>
                 <Show when=move || turns.with(Vec::is_empty) && !busy.get()>
-                    <p class="hint">{move || hint(settings.with(Settings::has_api_key))}</p>
+                    <p class="hint">{move || hint(choice().engine)}</p>
+                    <p class="hint device">{device_note}</p>
                 </Show>
                 <For each=move || turns.get() key=|stored| stored.key.clone() children=|stored| view! { <TurnView turn=stored.turn/> }/>
             </section>
@@ -247,14 +327,21 @@ pub fn Popup() -> impl IntoView {
     }
 }
 
-fn hint(ai: bool) -> &'static str {
-    if ai {
-        "Describe the page you remember, in your own words. Gemini turns your question into keywords, \
-         your history is searched on this device, and only the question and at most 100 matching pages \
-         (title, address, last visit) are sent to Gemini to be ranked."
-    } else {
-        "Type words you remember from a page's title or address, pick a period, press Enter. \
-         Your history is searched on this device; nothing leaves it."
+fn hint(engine: Engine) -> &'static str {
+    match engine {
+        Engine::OnDevice => {
+            "Describe the page you remember, in your own words. Chrome's built-in model turns your question \
+             into keywords and ranks what your history holds, all on this device: nothing leaves it."
+        }
+        Engine::Gemini => {
+            "Describe the page you remember, in your own words. Gemini turns your question into keywords, \
+             your history is searched on this device, and only the question and at most 100 matching pages \
+             (title, address, last visit) are sent to Gemini to be ranked."
+        }
+        Engine::Local => {
+            "Type words you remember from a page's title or address, pick a period, press Enter. \
+             Your history is searched on this device; nothing leaves it."
+        }
     }
 }
 
@@ -332,17 +419,17 @@ async fn ask_locally(question: String, period: Period) -> StoredTurn {
     }
 }
 
-/// Runs the AI pipeline with Gemini, reporting each step in `status`. Also says whether the
+/// Runs the AI pipeline with `model`, reporting each step in `status`. Also says whether the
 /// failure (if any) is fixed in the options page.
-async fn ask_gemini(
+async fn ask_ai(
+    model: &impl LanguageModel,
+    mode: Mode,
     question: String,
     period: Period,
     settings: &Settings,
-    cancel: Cancel,
     status: RwSignal<String>,
 ) -> (StoredTurn, bool) {
     let at_ms = now_ms();
-    let model = GeminiModel::new(settings.api_key(), cancel);
     let input = AiInput {
         question: question.clone(),
         period,
@@ -350,15 +437,16 @@ async fn ask_gemini(
         now_ms: at_ms,
         model: settings.model_name().to_owned(),
     };
-    let answer = ai_search(&IndexedHistory, &model, input, &mut |progress| {
+    let answer = ai_search(&IndexedHistory, model, input, &mut |progress| {
         status.set(progress.message())
     })
     .await;
-    let settings_problem = answer
-        .failure
-        .as_ref()
-        .is_some_and(|failure| failure.is_settings_problem());
-    let turn = Turn::from_ai(at_ms, &question, period, settings.depth, answer);
+    let settings_problem = mode == Mode::Gemini
+        && answer
+            .failure
+            .as_ref()
+            .is_some_and(|failure| failure.is_settings_problem());
+    let turn = Turn::from_ai(at_ms, &question, period, mode, settings.depth, answer);
     (
         StoredTurn {
             key: turn_key(at_ms, nonce()),
@@ -420,6 +508,10 @@ fn TurnView(turn: Turn) -> impl IntoView {
         .error
         .clone()
         .map(|error| view! { <p class="notice error">{error}</p> });
+    let note = turn
+        .note
+        .clone()
+        .map(|note| view! { <p class="notice">{note}</p> });
     let answer = match (turn.results.is_empty(), &turn.error, &turn.ai) {
         (false, _, _) => view! {
             <ul role="list" class="results">
@@ -438,6 +530,7 @@ fn TurnView(turn: Turn) -> impl IntoView {
             <p class="question">{asked}</p>
             <p class="meta">{meta}</p>
             {error}
+            {note}
             {notices.into_iter().map(|notice| view! { <p class="notice">{notice}</p> }).collect_view()}
             {answer}
             <Show when={

@@ -66,6 +66,11 @@ impl Cancel {
     fn signal(&self) -> Option<AbortSignal> {
         self.controller.as_ref().map(AbortController::signal)
     }
+
+    /// The signal as a JS value for APIs that take one (`undefined` when there is none).
+    pub(crate) fn signal_value(&self) -> JsValue {
+        self.signal().map_or(JsValue::UNDEFINED, JsValue::from)
+    }
 }
 
 impl Default for Cancel {

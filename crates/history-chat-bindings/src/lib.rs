@@ -14,6 +14,7 @@ pub mod http;
 pub mod idb;
 mod js_json;
 pub mod messages;
+pub mod on_device;
 pub mod permissions;
 pub mod runtime;
 pub mod storage;

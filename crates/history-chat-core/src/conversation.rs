@@ -129,6 +129,13 @@ pub struct Turn {
         deserialize_with = "or_default"
     )]
     pub error: Option<String>,
+    /// A line about how the question was answered (why not by the engine the user chose).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "or_default"
+    )]
+    pub note: Option<String>,
     /// How an AI turn was made; `None` in local mode.
     #[serde(
         default,
@@ -157,6 +164,7 @@ impl Turn {
             mode: Mode::Local,
             results,
             error,
+            note: None,
             ai: None,
         }
     }
@@ -190,6 +198,7 @@ impl Turn {
                 })
                 .collect(),
             error,
+            note: None,
             ai: Some(AiDetails {
                 depth,
                 model: answer.model_used,

@@ -231,6 +231,28 @@ fn one_line(question: &str) -> String {
     question.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The response schema in standard JSON Schema (lowercase types), for providers that take one —
+/// Chrome's on-device Prompt API (`responseConstraint`). Gemini's `responseSchema` writes types in
+/// upper case (`"ARRAY"`) and knows `propertyOrdering`, which JSON Schema does not.
+pub fn json_schema(gemini_schema: &Value) -> Value {
+    match gemini_schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| key.as_str() != "propertyOrdering")
+                .map(|(key, value)| {
+                    let value = match (key.as_str(), value) {
+                        ("type", Value::String(kind)) => Value::String(kind.to_lowercase()),
+                        _ => json_schema(value),
+                    };
+                    (key.clone(), value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(json_schema).collect()),
+        other => other.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use expect_test::expect;
@@ -372,26 +394,27 @@ mod tests {
             assert_eq!(compact_age(NOW, NOW - ago), expected, "{ago}");
         }
     }
-}
 
-/// The response schema in standard JSON Schema (lowercase types), for providers that take one —
-/// Chrome's on-device Prompt API (`responseConstraint`). Gemini's `responseSchema` writes types in
-/// upper case (`"ARRAY"`) and knows `propertyOrdering`, which JSON Schema does not.
-pub fn json_schema(gemini_schema: &Value) -> Value {
-    match gemini_schema {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(key, _)| key.as_str() != "propertyOrdering")
-                .map(|(key, value)| {
-                    let value = match (key.as_str(), value) {
-                        ("type", Value::String(kind)) => Value::String(kind.to_lowercase()),
-                        _ => json_schema(value),
-                    };
-                    (key.clone(), value)
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(json_schema).collect()),
-        other => other.clone(),
+    #[test]
+    fn json_schema_lowercases_types_and_drops_gemini_only_keys() {
+        let gemini = ranking_schema();
+        let standard = json_schema(&gemini);
+        assert_eq!(
+            standard,
+            json!({
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"id": {"type": "integer"}, "reason": {"type": "string"}},
+                    "required": ["id", "reason"],
+                },
+                "maxItems": MAX_PICKS,
+            })
+        );
+        let keywords = json_schema(&expansion_request("q", Depth::Superficial, "m").schema);
+        assert_eq!(
+            keywords,
+            json!({"type": "array", "items": {"type": "string"}, "maxItems": 5})
+        );
     }
 }
