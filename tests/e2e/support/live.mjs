@@ -137,6 +137,57 @@ export async function stopServiceWorker(ext, page) {
   };
 }
 
+/** Installed before the popup's scripts: focus time, and when the as-you-type section first shows an answer. */
+export function instrument([search, live]) {
+  window.__hc = { focusAt: undefined, liveAt: undefined, liveNotices: [], inputs: [], updates: [] };
+  const hc = window.__hc;
+  const poll = () => {
+    if (hc.focusAt === undefined && document.activeElement?.matches?.(search)) hc.focusAt = performance.now();
+    if (hc.focusAt === undefined) requestAnimationFrame(poll);
+  };
+  requestAnimationFrame(poll);
+  document.addEventListener('focusin', (e) => {
+    if (hc.focusAt === undefined && e.target.matches?.(search)) hc.focusAt = performance.now();
+  }, true);
+  document.addEventListener('input', (e) => {
+    if (e.target.matches?.(search)) hc.inputs.push(performance.now());
+  }, true);
+  new MutationObserver(() => {
+    const section = document.querySelector(live);
+    if (!section) return;
+    const at = performance.now();
+    hc.updates.push(at);
+    if (hc.liveAt === undefined && section.querySelector('ul a, p.notice')) {
+      hc.liveAt = at;
+      hc.liveNotices = [...section.querySelectorAll('p.notice')].map((p) => p.textContent.trim());
+      hc.liveHrefs = [...section.querySelectorAll('ul a')].map((a) => a.getAttribute('href'));
+    }
+  }).observe(document, { childList: true, subtree: true, characterData: true });
+}
+
+/** Opens the popup with `instrument` installed; resolves once the search box has focus. */
+export async function instrumentedPopup(ext) {
+  const page = await ext.context.newPage();
+  await page.addInitScript(instrument, [SEL.search, LIVE]);
+  await page.goto(ext.url('popup.html'), { waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(() => window.__hc.focusAt !== undefined, null, { timeout: 15_000 });
+  return page;
+}
+
+/**
+ * Opens the popup and types `query` (one input event) as soon as the box has focus, as a user who
+ * opens it with the keyboard shortcut and types at once. Returns ms from navigation start to focus
+ * and to the first as-you-type answer, and that answer (its notices and links).
+ */
+export async function openAndAsk(ext, query) {
+  const page = await instrumentedPopup(ext);
+  await page.keyboard.insertText(query);
+  await page.waitForFunction(() => window.__hc.liveAt !== undefined, null, { timeout: 20_000 });
+  const hc = await page.evaluate(() => window.__hc);
+  await page.close();
+  return { focusMs: hc.focusAt, answerMs: hc.liveAt, fromBrowser: hc.liveNotices.includes(INDEXING_NOTICE), notices: hc.liveNotices, hrefs: hc.liveHrefs };
+}
+
 export function assertIncludes(list, item, what) {
   assert.ok(list.includes(item), `${what}: expected ${item} in ${JSON.stringify(list, null, 1)}`);
 }
