@@ -11,7 +11,8 @@ use std::cell::RefCell;
 
 use history_chat_bindings::history::ChromeHistory;
 use history_chat_bindings::http::{self, Cancel};
-use history_chat_bindings::{idb, now_ms};
+use history_chat_bindings::{idb, now_ms, storage};
+use history_chat_core::clean::clean_url;
 use history_chat_core::history::{HistoryItem, Page, RemovedVisits, clean_and_merge};
 use history_chat_core::index::{Index, fuse_with_browser};
 use history_chat_core::messages::{Request, Response};
@@ -73,9 +74,13 @@ pub fn warm() {
     }
 }
 
-/// Applies a history change now, or after the load in progress.
+/// Applies a history change now, or after the load in progress. Pages deleted from history are
+/// also taken out of the stored conversation's answers.
 pub fn apply(change: Change) {
     warm();
+    if let Change::Removed(removed) = &change {
+        spawn_local(forget_in_conversation(removed.clone()));
+    }
     let applied = HOST.with_borrow_mut(|host| match &mut host.state {
         State::Ready(index) => {
             change_index(index, change);
@@ -90,6 +95,19 @@ pub fn apply(change: Change) {
     if applied {
         schedule_persist();
     }
+}
+
+/// Drops deleted pages from past answers: every result after "clear all history", else the results
+/// whose cleaned URL is one of the removed ones (compared cleaned, as the conversation stores them).
+async fn forget_in_conversation(removed: RemovedVisits) {
+    let gone: Vec<String> = removed
+        .urls
+        .iter()
+        .filter_map(|url| clean_url(url).ok().map(String::from))
+        .collect();
+    let all = removed.all_history;
+    // A failure leaves old answers in place; the index and new answers are already right.
+    let _ = storage::forget_in_conversation(|url| !all && !gone.iter().any(|g| g == url)).await;
 }
 
 fn change_index(index: &mut Index, change: Change) {

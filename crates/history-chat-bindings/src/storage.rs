@@ -91,6 +91,32 @@ pub async fn save_turn(key: &str, turn: &Turn) -> Result<(), ChromeError> {
         .map(drop)
 }
 
+/// Removes from the stored conversation every result `still_in_history` rejects (pages deleted from
+/// the browser's history), rewriting only the turns that showed one.
+pub async fn forget_in_conversation(
+    still_in_history: impl Fn(&str) -> bool,
+) -> Result<(), ChromeError> {
+    let mut changed = Map::new();
+    for (key, value) in local_items().await? {
+        if conversation::key_time_ms(&key).is_none() {
+            continue;
+        }
+        if let Some(turn) = conversation::forget_pages(value, &still_in_history) {
+            let value = serde_json::to_value(turn).map_err(|error| ChromeError::Unreadable {
+                api: LOCAL_SET,
+                message: error.to_string(),
+            })?;
+            changed.insert(key, value);
+        }
+    }
+    if changed.is_empty() {
+        return Ok(());
+    }
+    call(LOCAL_SET, local_set, &to_js(LOCAL_SET, &changed)?)
+        .await
+        .map(drop)
+}
+
 /// Deletes every turn of the conversation, including turns written since it was loaded.
 pub async fn clear_conversation() -> Result<(), ChromeError> {
     let items = local_items().await?;

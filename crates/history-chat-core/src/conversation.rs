@@ -283,6 +283,20 @@ pub fn load(
     loaded
 }
 
+/// Drops from a stored turn the results that `still_in_history` rejects (pages the user deleted
+/// from their history). Returns the turn to write back, or `None` when nothing changed or the value
+/// is not a readable turn (left alone).
+pub fn forget_pages(value: Value, still_in_history: impl Fn(&str) -> bool) -> Option<Turn> {
+    let mut turn = match value {
+        Value::Object(_) => serde_json::from_value::<Turn>(value).ok()?,
+        _ => return None,
+    };
+    let before = turn.results.len();
+    turn.results
+        .retain(|result| still_in_history(&result.page.url));
+    (turn.results.len() != before).then_some(turn)
+}
+
 /// Every conversation key among stored keys: what "Clear conversation" removes.
 pub fn all_keys<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     keys.into_iter()
@@ -487,6 +501,16 @@ mod tests {
         assert_eq!(loaded.turns[0].turn.question, "q0");
         assert_eq!(loaded.expired.len(), 5);
         assert_eq!(loaded.expired[0], turn_key(NOW - MAX_TURNS as i64, 0));
+    }
+
+    #[test]
+    fn forgetting_pages_rewrites_only_the_turns_that_showed_them() {
+        let (_, value) = stored(NOW, 1, "q");
+        assert_eq!(forget_pages(value.clone(), |_| true), None);
+        let forgotten = forget_pages(value, |url| url != "https://a.example/").unwrap();
+        assert!(forgotten.results.is_empty());
+        assert_eq!(forgotten.question, "q");
+        assert_eq!(forget_pages(json!("junk"), |_| false), None);
     }
 
     #[test]
