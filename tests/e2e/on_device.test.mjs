@@ -187,3 +187,446 @@ for (const provider of ['onDevice', 'auto']) {
     });
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// 2. The stand-in LanguageModel
+
+/** Assertions common to every on-device search: each clone was destroyed, nothing over the network. */
+function assertCleanCalls(calls, soft) {
+  soft.check(calls.clones > 0, `the search should prompt clones of the base session (clones: ${calls.clones})`);
+  soft.check(calls.clonesDestroyed === calls.clones, `every clone should be destroyed after its call: ${calls.clones} clone(s), ${calls.clonesDestroyed} destroyed`);
+  soft.check(calls.prompts.every((p) => p.onClone), 'every prompt should go to a clone, never to the base session');
+  soft.check(calls.prompts.every((p) => p.signal), 'every prompt should carry an AbortSignal (for Cancel)');
+}
+
+test('stand-in "available", provider auto, no key: the whole search runs on-device — keywords, ranking with reasons — with zero network requests', SLOW, async () => {
+  await withExt({ lm: { availability: 'available' } }, async (ext) => {
+    const soft = softChecks();
+    const popup = await openPopup(ext);
+    await waitForChip(popup, 'On-device · Regular');
+    const turn = await askAi(popup, Q);
+    const calls = await lmCalls(popup);
+    const kinds = calls.prompts.map((p) => p.kind);
+    assert.deepEqual(kinds, ['expansion', 'ranking'], `one expansion then one ranking prompt expected:\n${describeLmCalls(calls)}`);
+    const [expansion, ranking] = calls.prompts;
+
+    soft.check(calls.create.length === 1, `one base session expected, create() called ${calls.create.length} time(s)`);
+    soft.check(calls.create[0]?.monitor, 'create() should be given a monitor (download progress)');
+    // JSON Schema with lowercase types, no Gemini-only keys.
+    try {
+      assert.deepEqual(expansion.responseConstraint, { type: 'array', items: { type: 'string' }, maxItems: 20 });
+    } catch {
+      soft.check(false, `expansion responseConstraint should be {type: "array", items: {type: "string"}, maxItems: 20}: ${JSON.stringify(expansion.responseConstraint)}`);
+    }
+    const rc = ranking.responseConstraint;
+    soft.check(rc?.type === 'array' && rc.items?.type === 'object' && rc.items.properties?.id?.type === 'integer' && rc.items.properties?.reason?.type === 'string',
+      `ranking responseConstraint should be JSON Schema with lowercase types: ${JSON.stringify(rc)}`);
+    soft.check(!JSON.stringify(rc).includes('propertyOrdering'), `ranking responseConstraint keeps Gemini's propertyOrdering: ${JSON.stringify(rc)}`);
+    soft.check(expansion.question === Q && ranking.question === Q, `both prompts should quote the question: ${JSON.stringify([expansion.question, ranking.question])}`);
+    soft.check(ranking.candidateLines.length > 0, 'the ranking prompt should list candidates');
+    soft.check(calls.measures.length >= 1, 'the ranking prompt should be measured against the context window');
+    assertCleanCalls(calls, soft);
+
+    // What the user sees.
+    soft.check(turn.results.length > 0 && turn.results.length <= 5, `1–5 ranked results expected:\n${describeAiTurn(turn)}`);
+    soft.check(turn.results.every((r) => r.reason && r.reason.startsWith('On-device pick')), `every result should show the model's reason in p.reason:\n${describeAiTurn(turn)}`);
+    soft.check(turn.results[0]?.href === CTE_URL, `the CTE article (matches 3 words) should come first:\n${describeAiTurn(turn)}`);
+    soft.check(turn.notices.length === 0, `no notice expected: ${JSON.stringify(turn.notices)}`);
+    const meta = await newestMeta(popup);
+    soft.check(/^On-device · Regular · /.test(meta ?? ''), `the turn's meta line should name "On-device · Regular", got ${JSON.stringify(meta)}`);
+    soft.check(turn.keywords?.text?.includes('recursive'), `the keywords searched should be shown: ${JSON.stringify(turn.keywords)}`);
+    soft.check((await alertText(popup)) === '', `no alert expected: ${await alertText(popup)}`);
+
+    // Stored as an on-device turn, and still there after reopening.
+    const stored = (await popup.evaluate(() => chrome.storage.local.get(null)));
+    const logs = Object.entries(stored).filter(([k]) => k.startsWith('log:')).map(([, v]) => v);
+    soft.check(logs.length === 1 && logs[0].mode === 'onDevice', `one stored turn with mode "onDevice" expected: ${JSON.stringify(logs.map((l) => l.mode))}`);
+    const again = await reopen(ext, popup);
+    await again.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: 5_000 }).catch(() => {});
+    const back = (await readAiTurns(again))[0];
+    soft.check(back?.results.length === turn.results.length && back.results.every((r) => r.reason), `after reopening, the turn and its reasons should be back:\n${describeAiTurn(back)}`);
+
+    await again.waitForTimeout(300);
+    try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
+    try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
+    soft.done();
+  });
+});
+
+/** The popup's `.device-download` line, or "(gone)" (read in one go: the line may vanish at any moment). */
+function downloadLine(popup) {
+  return popup.evaluate(() => document.querySelector('.device-download')?.textContent.trim() ?? '(gone)');
+}
+
+/** Poll `read()` until `until(text)` or timeout; returns every distinct value seen, in order. */
+async function watchTexts(page, read, until, timeout = 15_000) {
+  const seen = [];
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    const t = await read().catch(() => null);
+    if (t !== null && seen[seen.length - 1] !== t) seen.push(t);
+    if (t !== null && until(t)) break;
+    await page.waitForTimeout(40);
+  }
+  return seen;
+}
+
+test('stand-in "downloadable": the popup offers the download, shows its progress, then searches on-device', SLOW, async () => {
+  await withExt({ lm: { availability: 'downloadable' } }, async (ext) => {
+    const soft = softChecks();
+    const popup = await openPopup(ext);
+    await waitForChip(popup, 'Local');
+    const button = popup.getByRole('button', { name: 'Download the on-device model' });
+    await button.waitFor({ timeout: 5_000 });
+    const before = (await popup.locator('.device-download').textContent()).trim();
+    soft.check(/ready to download/i.test(before), `.device-download before the click: ${JSON.stringify(before)}`);
+    const chipTitle = await popup.locator('.mode').getAttribute('title');
+    soft.check(/not downloaded yet/.test(chipTitle ?? ''), `the chip's title should say why on-device AI is not used: ${JSON.stringify(chipTitle)}`);
+
+    await button.click();
+    const seen = [];
+    const progress = await watchTexts(popup, () => downloadLine(popup), (t) => t === '(gone)', 15_000);
+    const percents = progress.map((t) => /Downloading the on-device model: (\d+) %/.exec(t)?.[1]).filter(Boolean).map(Number);
+    soft.check(percents.length >= 3, `"Downloading the on-device model: NN %" should show several steps; seen: ${JSON.stringify([...seen, ...progress])}`);
+    soft.check(percents.every((p, i) => i === 0 || p >= percents[i - 1]), `progress should only go up: ${JSON.stringify(percents)}`);
+    soft.check(percents.some((p) => p > 0 && p < 100), `intermediate percentages expected: ${JSON.stringify(percents)}`);
+    const calls0 = await lmCalls(popup);
+    soft.check(calls0.create.length === 1 && calls0.create[0].userActivation === true, `create() should be called once, inside the click (user activation): ${JSON.stringify(calls0.create)}`);
+    soft.check(progress[progress.length - 1] === '(gone)', `once downloaded, the download line should go away; last seen: ${JSON.stringify(progress.slice(-3))}`);
+    await waitForChip(popup, 'On-device · Regular').catch((e) => soft.check(false, `after the download: ${e.message}`));
+
+    const turn = await askAi(popup, Q);
+    const calls = await lmCalls(popup);
+    soft.check(calls.prompts.map((p) => p.kind).join() === 'expansion,ranking', `after the download the search should run on-device:\n${describeLmCalls(calls)}`);
+    soft.check(calls.create.length === 1, `the downloaded session should be reused, create() called ${calls.create.length} times`);
+    soft.check(turn.results.length > 0 && turn.results.every((r) => r.reason), `ranked results with reasons expected:\n${describeAiTurn(turn)}`);
+    soft.check(/^On-device/.test((await newestMeta(popup)) ?? ''), `meta: ${await newestMeta(popup)}`);
+    assertCleanCalls(calls, soft);
+    try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
+    try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
+    soft.done();
+  });
+});
+
+test('stand-in "downloadable": the options page downloads with a <progress>, then says the model is ready', SLOW, async () => {
+  await withExt({ lm: { availability: 'downloadable' } }, async (ext) => {
+    const soft = softChecks();
+    const options = await ext.openOptions();
+    const line = await deviceStatus(options);
+    soft.check(/not downloaded yet/.test(line), `.device-status for "downloadable": ${JSON.stringify(line)}`);
+    const button = options.getByRole('button', { name: 'Download the on-device model' });
+    await button.waitFor({ timeout: 5_000 });
+    await button.click();
+    const values = await watchTexts(
+      options,
+      () => options.evaluate(() => {
+        const bar = document.querySelector('progress');
+        return bar ? `${bar.value}|${bar.getAttribute('aria-label')}` : '(none)';
+      }),
+      () => false,
+      5_000,
+    );
+    const numbers = values.filter((v) => v !== '(none)').map((v) => Number(v.split('|')[0]));
+    soft.check(numbers.length >= 3, `a <progress> should show the download's steps; seen: ${JSON.stringify(values)}`);
+    soft.check(numbers.some((n) => n > 0 && n < 1), `intermediate <progress> values expected: ${JSON.stringify(numbers)}`);
+    soft.check(values.some((v) => v.endsWith('|On-device model download')), `the <progress> should be labelled: ${JSON.stringify(values.slice(0, 3))}`);
+    await options.waitForFunction(() => /ready/.test(document.querySelector('[role=status]')?.textContent ?? ''), null, { timeout: 10_000 }).catch(() => {});
+    soft.check(/The on-device model is ready/.test(await statusText(options)), `role=status after the download: ${JSON.stringify(await statusText(options))}`);
+    soft.check(/ready on this device/.test(await deviceStatus(options)), `.device-status after the download: ${JSON.stringify(await deviceStatus(options))}`);
+    soft.check((await options.locator('progress').count()) === 0, 'the <progress> should go once the download is over');
+    const calls = await lmCalls(options);
+    soft.check(calls.create.length === 1 && calls.create[0].userActivation === true, `create() once, inside the click: ${JSON.stringify(calls.create)}`);
+    soft.check(calls.basesDestroyed === 1, `the options page should destroy the session it created for the download (destroyed: ${calls.basesDestroyed})`);
+
+    // The popup opened afterwards uses the downloaded model.
+    const popup = await openPopup(ext);
+    await waitForChip(popup, 'On-device · Regular').catch((e) => soft.check(false, `popup after an options-page download: ${e.message}`));
+    try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
+    try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
+    soft.done();
+  });
+});
+
+test('stand-in "downloading": popup and options say it is downloading and show its progress', SLOW, async () => {
+  await withExt({ lm: { availability: 'downloading' } }, async (ext) => {
+    const soft = softChecks();
+    const options = await ext.openOptions();
+    const line = await deviceStatus(options);
+    soft.check(/still downloading/.test(line), `options .device-status for "downloading": ${JSON.stringify(line)}`);
+    await options.close();
+
+    const popup = await openPopup(ext);
+    await waitForChip(popup, 'Local');
+    const area = popup.locator('.device-download');
+    await area.waitFor({ timeout: 5_000 }).catch(() => {});
+    const before = (await area.count()) ? (await area.textContent()).trim() : null;
+    soft.check(before !== null, 'the popup should show the download line while the model is downloading');
+    soft.check(before === null || !/ready to download/i.test(before),
+      `while Chrome is already downloading the model, the popup should not say it is "ready to download": ${JSON.stringify(before)}`);
+    soft.check(before === null || /download/i.test(before), `download line: ${JSON.stringify(before)}`);
+    // Progress: shown at once, or after the user asks for it.
+    let percents = [];
+    if (!/Downloading the on-device model: \d+ %/.test(before ?? '')) {
+      const button = popup.getByRole('button', { name: 'Download the on-device model' });
+      if (await button.count()) await button.click();
+    }
+    const progress = await watchTexts(popup, () => downloadLine(popup), (t) => t === '(gone)', 15_000);
+    percents = progress.map((t) => /Downloading the on-device model: (\d+) %/.exec(t)?.[1]).filter(Boolean).map(Number);
+    soft.check(percents.length >= 2, `"Downloading the on-device model: NN %" expected; seen: ${JSON.stringify(progress)}`);
+    soft.check(percents.some((p) => p >= 40 && p < 100), `progress should resume where Chrome is (from 40 %): ${JSON.stringify(percents)}`);
+    await waitForChip(popup, 'On-device · Regular').catch((e) => soft.check(false, `after the download: ${e.message}`));
+    try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
+    try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
+    soft.done();
+  });
+});
+
+test('stand-in with a small context window: the ranking request is shrunk to fit (titles ≤ 40 chars, fewer candidates) and the turn says so', SLOW, async () => {
+  const WINDOW = 1200;
+  const history = largeHistory(3000, Date.now(), 7);
+  const question = 'rust cache thread socket parser';
+  await withExt({ lm: { availability: 'available', contextWindow: WINDOW }, history }, async (ext) => {
+    const soft = softChecks();
+    const popup = await openPopup(ext);
+    await waitForChip(popup, 'On-device · Regular');
+    const turn = await askAi(popup, question, { period: '90d' });
+    const calls = await lmCalls(popup);
+    const ranking = calls.prompts.find((p) => p.kind === 'ranking');
+    assert.ok(ranking, `a ranking prompt expected:\n${describeLmCalls(calls)}`);
+    const sent = ranking.candidateLines;
+    const notice = turn.notices.map((n) => /The on-device model could only read (\d+) of the (\d+) pages found/.exec(n)).find(Boolean);
+    soft.check(Boolean(notice), `the turn should say "The on-device model could only read N of the M pages found…"; notices: ${JSON.stringify(turn.notices)}`);
+    if (notice) {
+      const [ranked, found] = [Number(notice[1]), Number(notice[2])];
+      soft.check(ranked === sent.length, `the notice says ${ranked} pages were read, the ranking prompt held ${sent.length} candidate lines`);
+      soft.check(found > ranked && found <= 100, `found (${found}) should be more than ranked (${ranked}) and at most 100`);
+    }
+    soft.check(sent.length > 0, 'some candidates should still be sent');
+    const long = sent.filter((c) => [...c.title].length > 40);
+    soft.check(long.length === 0, `titles in the shrunk request should be ≤ 40 characters; ${long.length} are longer, e.g. ${JSON.stringify(long[0]?.title)}`);
+    soft.check(ranking.outcome === 'answered', `the shrunk ranking prompt should fit the window (${WINDOW} tokens): it took ${ranking.tokens} tokens, outcome ${ranking.outcome}`);
+    soft.check(calls.measures.length >= 2, `the request should be measured, shrunk and measured again (measures: ${calls.measures.length})`);
+    soft.check(turn.results.length > 0 && turn.results.every((r) => r.reason), `ranked results with reasons expected:\n${describeAiTurn(turn)}`);
+    soft.check((await alertText(popup)) === '', `no alert expected: ${await alertText(popup)}`);
+    assertCleanCalls(calls, soft);
+    try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
+    try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
+    soft.done(`ranking prompt: ${sent.length} lines, ${ranking.tokens} tokens; measures ${JSON.stringify(calls.measures.map((m) => m.tokens))}`);
+  });
+});
+
+/**
+ * A failure case: the search ends with a clear message (alert or notice) and pages (unranked or
+ * local), the turn survives a reopening, and nothing throws. Returns {turn, calls, popup, soft}.
+ */
+async function failureCase(ext, { message, question = Q, expectResults = true, run }) {
+  const soft = softChecks();
+  let popup = await openPopup(ext);
+  await waitForChip(popup, 'On-device · Regular');
+  const turn = run ? await run(popup) : await askAi(popup, question);
+  const calls = await lmCalls(popup);
+  const alert = await alertText(popup);
+  const shown = [alert, ...turn.notices].join(' | ');
+  soft.check(message.test(shown), `expected a message matching ${message} in role=alert or a p.notice; alert ${JSON.stringify(alert)}, notices ${JSON.stringify(turn.notices)}`);
+  if (expectResults) {
+    soft.check(turn.results.length > 0, `pages should still be shown (unranked or local):\n${describeAiTurn(turn)}`);
+    soft.check(turn.results.every((r) => !r.reason), `pages shown after a failure are not ranked, so carry no reason:\n${describeAiTurn(turn)}`);
+  }
+  const gemini = turn.notices.filter((n) => /Gemini/.test(n));
+  soft.check(gemini.length === 0, `an on-device turn should not blame Gemini; notices: ${JSON.stringify(gemini)}`);
+  soft.check(calls.clonesDestroyed === calls.clones, `every clone should be destroyed, even after a failure: ${calls.clones} clone(s), ${calls.clonesDestroyed} destroyed`);
+  soft.check((await popup.locator(SEL.conversation).getAttribute('aria-busy')) === 'false', 'the conversation should not stay busy');
+  // Nothing lost.
+  popup = await reopen(ext, popup);
+  await popup.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: 5_000 }).catch(() => {});
+  const back = (await readAiTurns(popup))[0];
+  soft.check(back?.question === question && back.results.length === turn.results.length, `after reopening the popup the turn should be back with its ${turn.results.length} page(s):\n${describeAiTurn(back)}`);
+  await popup.waitForTimeout(200);
+  try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
+  try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
+  return { turn, calls, popup, soft, alert };
+}
+
+test('stand-in failure NotSupportedError (expansion): a clear message, the question\'s words searched, unranked pages, nothing lost', SLOW, async () => {
+  const lm = { fail: { expansion: { name: 'NotSupportedError', message: 'The model does not support the requested output language.' } } };
+  await withExt({ lm }, async (ext) => {
+    const { calls, soft, turn } = await failureCase(ext, { message: /on-device model is not available.*does not support/ });
+    soft.check(calls.prompts.map((p) => p.kind).join() === 'expansion', `after NotSupportedError, no ranking call should follow:\n${describeLmCalls(calls)}`);
+    soft.check(turn.keywords?.text?.includes('recursive'), `the question's own words should be searched: ${JSON.stringify(turn.keywords)}`);
+    soft.done(describeAiTurn(turn));
+  });
+});
+
+test('stand-in failure QuotaExceededError (ranking): a clear message and the best matches unranked, nothing lost', SLOW, async () => {
+  const lm = { fail: { ranking: { name: 'QuotaExceededError', message: 'The input is too large.' } } };
+  await withExt({ lm }, async (ext) => {
+    const { soft, turn } = await failureCase(ext, { message: /did not fit the on-device model/ });
+    soft.check(turn.results.length > 0 && turn.results.length <= 5, `at most the first 5 candidates expected:\n${describeAiTurn(turn)}`);
+    soft.done(describeAiTurn(turn));
+  });
+});
+
+test('stand-in failure: the session is destroyed mid-search (InvalidStateError): a clear message and unranked pages, nothing lost', SLOW, async () => {
+  await withExt({ lm: { destroyBaseAfter: 'expansion' } }, async (ext) => {
+    const { soft, turn, calls } = await failureCase(ext, { message: /on-device model is not available.*destroyed/ });
+    soft.check(calls.prompts.some((p) => p.kind === 'expansion' && p.outcome === 'answered'), 'the expansion should have answered before the session was destroyed');
+    soft.done(describeAiTurn(turn));
+  });
+});
+
+test('stand-in: after the session was destroyed, the next search in the same popup creates a new one and ranks on-device again', SLOW, async () => {
+  await withExt({ lm: { destroyBaseAfter: 'expansion' } }, async (ext) => {
+    const popup = await openPopup(ext);
+    await waitForChip(popup, 'On-device · Regular');
+    await askAi(popup, Q);
+    await configureLanguageModel(popup, { destroyBaseAfter: null });
+    const turn = await askAi(popup, 'crepes recette');
+    const calls = await lmCalls(popup);
+    const second = calls.prompts.slice(1);
+    assert.ok(
+      turn.results.length > 0 && turn.results.every((r) => r.reason),
+      `the second search should be ranked on-device with a new session; got:\n${describeAiTurn(turn)}\nalert: ${JSON.stringify(await alertText(popup))}\ncreate() calls: ${calls.create.length}; prompts after the first: ${JSON.stringify(second.map((p) => `${p.kind}:${p.outcome}`))}`,
+    );
+  });
+});
+
+test('stand-in: Cancel while the model hangs (AbortError) stops the search, shows what was found, and the next search works', SLOW, async () => {
+  await withExt({ lm: { hang: 'ranking' } }, async (ext) => {
+    const { soft, turn, popup, calls } = await failureCase(ext, {
+      message: /Search cancelled/,
+      run: async (popup) => {
+        await submit(popup, Q);
+        await waitForStatus(popup, /Ranking/);
+        await popup.getByRole('button', { name: 'Cancel' }).click();
+        await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: 10_000 });
+        return (await readAiTurns(popup))[0];
+      },
+    });
+    const ranking = calls.prompts.find((p) => p.kind === 'ranking');
+    soft.check(ranking?.error?.name === 'AbortError', `the hanging ranking prompt should be aborted through its signal: ${JSON.stringify(ranking?.error ?? ranking?.outcome)}`);
+    // The popup (reopened by failureCase) searches again, with the model answering this time.
+    await configureLanguageModel(popup, { hang: null });
+    await waitForChip(popup, 'On-device · Regular').catch((e) => soft.check(false, e.message));
+    const next = await askAi(popup, 'crepes recette');
+    soft.check(next.results.length > 0 && next.results.every((r) => r.reason), `a search after the cancel should be ranked:\n${describeAiTurn(next)}`);
+    soft.done(describeAiTurn(turn));
+  });
+});
+
+test('stand-in: Cancel during the keyword expansion ends the search at once with "Search cancelled."', SLOW, async () => {
+  await withExt({ lm: { hang: 'expansion' } }, async (ext) => {
+    const { soft, turn } = await failureCase(ext, {
+      message: /Search cancelled/,
+      expectResults: false,
+      run: async (popup) => {
+        await submit(popup, Q);
+        await waitForStatus(popup, /Expanding/);
+        await popup.getByRole('button', { name: 'Cancel' }).click();
+        await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: 10_000 });
+        return (await readAiTurns(popup))[0];
+      },
+    });
+    soft.done(describeAiTurn(turn));
+  });
+});
+
+test('stand-in: the model becomes unavailable after the popup opened: the search falls back to local with a note, and the chip stops saying On-device', SLOW, async () => {
+  await withExt({ lm: { availability: 'available' }, provider: 'onDevice' }, async (ext) => {
+    const soft = softChecks();
+    const popup = await openPopup(ext);
+    await waitForChip(popup, 'On-device · Regular');
+    await configureLanguageModel(popup, { availability: 'unavailable' });
+    const turn = await askAi(popup, Q);
+    const calls = await lmCalls(popup);
+    soft.check(calls.create.length === 1 && calls.prompts.length === 0, `create() should be tried (and fail), with no prompt: ${describeLmCalls(calls)}`);
+    const why = turn.notices.find((n) => /not available/.test(n) && /locally/i.test(n));
+    soft.check(Boolean(why), `the turn should say the model is not available and that it searched locally; notices: ${JSON.stringify(turn.notices)}`);
+    soft.check(turn.results.some((r) => r.href === CTE_URL), `local results expected:\n${describeAiTurn(turn)}`);
+    soft.check(/^Local\b/.test((await newestMeta(popup)) ?? ''), `the turn's meta should name Local: ${await newestMeta(popup)}`);
+    soft.check((await chipText(popup)) !== 'On-device · Regular', `after the model turned out unavailable, the .mode chip still reads ${JSON.stringify(await chipText(popup))}`);
+    try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
+    try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
+    soft.done(`notices: ${JSON.stringify(turn.notices)}`);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// 3. The provider choice
+
+const PROVIDERS = ['auto', 'local', 'gemini', 'onDevice'];
+
+test('options: the "AI provider" radio group saves provider auto/local/gemini/onDevice to settings', SLOW, async () => {
+  await withExt({ lm: { availability: 'available' } }, async (ext) => {
+    const options = await ext.openOptions();
+    const group = options.getByRole('radiogroup', { name: 'AI provider' });
+    await group.waitFor({ timeout: 10_000 });
+    const radios = group.locator('input[type=radio][name=provider]');
+    await options.waitForFunction(() => !document.querySelector('fieldset[aria-label="AI provider"]')?.disabled, null, { timeout: 5_000 }).catch(() => {});
+    assert.deepEqual(await radios.evaluateAll((rs) => rs.map((r) => r.value)), PROVIDERS, 'radio values, in order');
+    assert.equal(await group.locator('input:checked').getAttribute('value'), 'auto', 'the default provider is auto');
+    for (const value of ['onDevice', 'local', 'gemini', 'auto', 'onDevice']) {
+      await group.locator(`input[value="${value}"]`).check();
+      await options
+        .waitForFunction(async (v) => (await chrome.storage.sync.get('settings')).settings?.provider === v, value, { timeout: 5_000, polling: 100 })
+        .catch(() => {});
+      const settings = await readSettings(options);
+      assert.equal(settings?.provider, value, `after choosing ${value}, chrome.storage.sync settings.provider is ${JSON.stringify(settings?.provider)}`);
+    }
+    assert.match(await statusText(options), /Saved/, 'role=status should say Saved');
+    await options.reload();
+    await options.waitForFunction(() => document.querySelector('input[name=provider]:checked')?.value === 'onDevice', null, { timeout: 5_000 }).catch(() => {});
+    assert.equal(await options.locator('input[name=provider]:checked').getAttribute('value'), 'onDevice', 'after a reload the stored provider is checked');
+    const other = await readSettings(options);
+    assert.equal(other.defaultPeriod, '7d', `other settings are kept: ${JSON.stringify(other)}`);
+    ext.assertNoErrors();
+    ext.assertNoNetwork();
+  });
+});
+
+/** Ask Q in a popup where on-device is "available" but the provider says otherwise; no model call may happen. */
+async function askWithoutModel(ext, { chip, note }) {
+  const soft = softChecks();
+  const popup = await openPopup(ext);
+  await popup.waitForTimeout(500); // the settings load after the chip first renders
+  await waitForChip(popup, chip).catch((e) => soft.check(false, e.message));
+  const turn = await askAi(popup, Q);
+  const calls = await lmCalls(popup);
+  soft.check(calls.create.length === 0 && calls.prompts.length === 0, `no on-device call expected:\n${describeLmCalls(calls)}`);
+  soft.check(turn.results.some((r) => r.href === CTE_URL) && turn.results.every((r) => !r.reason), `local results expected:\n${describeAiTurn(turn)}`);
+  soft.check(/^Local\b/.test((await newestMeta(popup)) ?? ''), `meta should name Local: ${await newestMeta(popup)}`);
+  if (note) soft.check(turn.notices.some((n) => note.test(n)), `a note matching ${note} expected; notices: ${JSON.stringify(turn.notices)}`);
+  else soft.check(turn.notices.length === 0, `no notice expected: ${JSON.stringify(turn.notices)}`);
+  soft.check((await alertText(popup)) === '', `no alert expected: ${await alertText(popup)}`);
+  try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
+  try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
+  soft.done();
+}
+
+test('provider local with the model available: the popup answers locally, no model call', SLOW, async () => {
+  await withExt({ lm: { availability: 'available' }, provider: 'local' }, (ext) => askWithoutModel(ext, { chip: 'Local' }));
+});
+
+test('provider gemini with no key (model available): the popup answers locally with a note that no key is set', SLOW, async () => {
+  await withExt({ lm: { availability: 'available' }, provider: 'gemini' }, (ext) =>
+    askWithoutModel(ext, { chip: 'Local', note: /No Gemini API key is set.*Searched locally/ }),
+  );
+});
+
+test('provider onDevice with a Gemini key set: the model answers on-device and nothing goes to Gemini', SLOW, async () => {
+  await withExt({ lm: { availability: 'available' }, provider: 'onDevice', key: 'AIzaSyE2E-test-key-0123456789abcdefghij' }, async (ext) => {
+    const popup = await openPopup(ext);
+    await popup.waitForTimeout(500);
+    await waitForChip(popup, 'On-device · Regular');
+    const turn = await askAi(popup, Q);
+    assert.ok(turn.results.length > 0 && turn.results.every((r) => r.reason), `ranked on-device results expected:\n${describeAiTurn(turn)}`);
+    assert.match((await newestMeta(popup)) ?? '', /^On-device/);
+    ext.assertNoNetwork();
+    ext.assertNoErrors();
+  });
+});
+
+test('provider onDevice with a Gemini key set but the model unavailable: local search with a note, never Gemini', SLOW, async () => {
+  await withExt({ lm: { availability: 'unavailable' }, provider: 'onDevice', key: 'AIzaSyE2E-test-key-0123456789abcdefghij' }, (ext) =>
+    askWithoutModel(ext, { chip: 'Local', note: /not available on this device.*Searched locally/ }),
+  );
+});
