@@ -182,3 +182,25 @@ test('a key written to storage by another window switches the popup to AI mode; 
     await ext.close();
   }
 });
+
+for (const [provider, expectAi] of [['gemini', true], ['local', false]]) {
+  test(`settings provider "${provider}" with a key: ${expectAi ? 'searches with Gemini' : 'stays local with zero network'}`, SLOW, async () => {
+    const { ext, gemini } = await launchAi({ history: demoHistory(), provider });
+    try {
+      const popup = await openPopup(ext);
+      const turn = await askAi(popup, 'recursive cte postgresql');
+      assert.ok(turn.results.length > 0, 'results either way');
+      const mode = (await logEntries(popup)).at(-1)?.mode;
+      if (expectAi) {
+        assert.ok(gemini.calls('expansion').length === 1 && gemini.calls('ranking').length === 1, gemini.describe());
+        assert.equal(mode, 'gemini');
+      } else {
+        await popup.waitForTimeout(1_000);
+        assert.deepEqual(ext.extensionRequests().map((r) => `${r.method} ${r.url}`), [], 'no network request with provider "local"');
+        assert.equal(mode, 'local');
+      }
+    } finally {
+      await ext.close();
+    }
+  });
+}
