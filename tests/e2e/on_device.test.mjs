@@ -381,11 +381,35 @@ test('stand-in "downloading": popup and options say it is downloading and show i
   });
 });
 
-test('stand-in with a small context window: the ranking request is shrunk to fit (titles ≤ 40 chars, fewer candidates) and the turn says so', SLOW, async () => {
+test('stand-in "downloadable", create() refused (NotAllowedError): the popup says the download failed, offers it again, nothing throws', SLOW, async () => {
+  const lm = { availability: 'downloadable', createError: { name: 'NotAllowedError', message: 'The user or the platform refused the download.' } };
+  await withExt({ lm }, async (ext) => {
+    const soft = softChecks();
+    const popup = await openPopup(ext);
+    await waitForChip(popup, 'Local');
+    const button = popup.getByRole('button', { name: 'Download the on-device model' });
+    await button.waitFor({ timeout: 5_000 });
+    await button.click();
+    await popup.waitForFunction((sel) => document.querySelector(sel)?.textContent.trim(), SEL.alert, { timeout: 5_000 }).catch(() => {});
+    const alert = await alertText(popup);
+    soft.check(/refused the download/.test(alert), `role=alert should give the browser's reason: ${JSON.stringify(alert)}`);
+    soft.check(!/searched without it/i.test(alert), `no search was made: the download failure should not say "searched without it": ${JSON.stringify(alert)}`);
+    const line = await downloadLine(popup);
+    soft.check(/ready to download/.test(line) && (await button.isEnabled()), `the download should be offered again: ${JSON.stringify(line)}`);
+    soft.check((await chipText(popup)) === 'Local', `chip: ${await chipText(popup)}`);
+    const turn = await askAi(popup, Q);
+    soft.check(turn.results.some((r) => r.href === CTE_URL), `a search still works, locally:\n${describeAiTurn(turn)}`);
+    try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
+    try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
+    soft.done();
+  });
+});
+
+for (const legacy of [false, true]) test(`stand-in with a small context window${legacy ? ' (older API names: inputQuota, inputUsage, measureInputUsage)' : ''}: the ranking request is shrunk to fit (titles ≤ 40 chars, fewer candidates) and the turn says so`, SLOW, async (t) => {
   const WINDOW = 1200;
   const history = largeHistory(3000, Date.now(), 7);
   const question = 'rust cache thread socket parser';
-  await withExt({ lm: { availability: 'available', contextWindow: WINDOW }, history }, async (ext) => {
+  await withExt({ lm: { availability: 'available', contextWindow: WINDOW, legacyNames: legacy }, history }, async (ext) => {
     const soft = softChecks();
     const popup = await openPopup(ext);
     await waitForChip(popup, 'On-device · Regular');
@@ -411,7 +435,9 @@ test('stand-in with a small context window: the ranking request is shrunk to fit
     assertCleanCalls(calls, soft);
     try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
     try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
-    soft.done(`ranking prompt: ${sent.length} lines, ${ranking.tokens} tokens; measures ${JSON.stringify(calls.measures.map((m) => m.tokens))}`);
+    const summary = `ranking prompt: ${sent.length} candidate lines, ${ranking.tokens} tokens for a ${WINDOW}-token window; measured: ${JSON.stringify(calls.measures.map((m) => m.tokens))}; notice: ${JSON.stringify(notice?.[0])}`;
+    t.diagnostic(summary);
+    soft.done(summary);
   });
 });
 

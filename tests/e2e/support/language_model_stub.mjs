@@ -47,6 +47,8 @@ export const LM_DEFAULTS = {
   /** Tokens in a session's window, and used by the base session (no initial prompts: a little). */
   contextWindow: 9216,
   contextUsage: 0,
+  /** Sessions use Chrome's older member names (inputQuota, inputUsage, measureInputUsage). */
+  legacyNames: false,
   /** Tokens per character for measureContextUsage and the window check. */
   tokensPerChar: 0.25,
   /** Delay of each prompt answer (ms). */
@@ -222,8 +224,16 @@ function languageModelStub(initial) {
       this.isClone = Boolean(base);
       this.base = base ?? null;
       this.options = options;
-      this.contextWindow = config.contextWindow;
-      this.contextUsage = config.contextUsage;
+      if (config.legacyNames) {
+        // Chrome before the rename: inputQuota / inputUsage / measureInputUsage.
+        this.inputQuota = config.contextWindow;
+        this.inputUsage = config.contextUsage;
+        this.measureInputUsage = (text) => this.#measure(text);
+        this.measureContextUsage = undefined;
+      } else {
+        this.contextWindow = config.contextWindow;
+        this.contextUsage = config.contextUsage;
+      }
       this.topK = 3;
       this.temperature = 1;
     }
@@ -236,7 +246,10 @@ function languageModelStub(initial) {
     get destroyedFlag() {
       return this.#destroyed;
     }
-    async measureContextUsage(text) {
+    measureContextUsage(text) {
+      return this.#measure(text);
+    }
+    async #measure(text) {
       this.#check();
       const n = tokens(text);
       calls.measures.push({ session: this.id, chars: String(text).length, tokens: n });
@@ -277,7 +290,7 @@ function languageModelStub(initial) {
         if (options.signal?.aborted) throw reasonOf(options.signal);
         const bad = badTypes(constraint);
         if (bad.length) throw new DOMException(`The response constraint is not a valid JSON schema (${bad.join(', ')}).`, 'NotSupportedError');
-        const available = this.contextWindow - this.contextUsage;
+        const available = (this.contextWindow ?? this.inputQuota) - (this.contextUsage ?? this.inputUsage);
         if (record.tokens > available) throw new DOMException(`The input is too large: ${record.tokens} tokens, ${available} available.`, 'QuotaExceededError');
         // Pending prompts end when the signal aborts or the session is destroyed.
         let cancelPending;
