@@ -539,7 +539,7 @@ test('stand-in: Cancel while the model hangs (AbortError) stops the search, show
   });
 });
 
-test('stand-in: Cancel during the keyword expansion ends the search at once with "Search cancelled."', SLOW, async () => {
+test('stand-in: Cancel during the keyword expansion ends the search at once with "Search cancelled."', SLOW, async (t) => {
   await withExt({ lm: { hang: 'expansion' } }, async (ext) => {
     const { soft, turn } = await failureCase(ext, {
       message: /Search cancelled/,
@@ -552,6 +552,7 @@ test('stand-in: Cancel during the keyword expansion ends the search at once with
         return (await readAiTurns(popup))[0];
       },
     });
+    t.diagnostic(`pages shown after a cancel during the expansion: ${turn.results.length}`);
     soft.done(describeAiTurn(turn));
   });
 });
@@ -638,8 +639,8 @@ test('provider gemini with no key (model available): the popup answers locally w
   );
 });
 
-test('provider onDevice with a Gemini key set: the model answers on-device and nothing goes to Gemini', SLOW, async () => {
-  await withExt({ lm: { availability: 'available' }, provider: 'onDevice', key: 'AIzaSyE2E-test-key-0123456789abcdefghij' }, async (ext) => {
+for (const provider of ['onDevice', 'auto']) test(`provider ${provider} with a Gemini key set and the model available: it answers on-device and nothing goes to Gemini`, SLOW, async () => {
+  await withExt({ lm: { availability: 'available' }, provider, key: 'AIzaSyE2E-test-key-0123456789abcdefghij' }, async (ext) => {
     const popup = await openPopup(ext);
     await popup.waitForTimeout(500);
     await waitForChip(popup, 'On-device · Regular');
