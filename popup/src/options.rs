@@ -148,13 +148,14 @@ pub fn Options() -> impl IntoView {
                     availability.set(Some(Availability::Available));
                     feedback.ok("The on-device model is ready.");
                 }
-                Err(failure) => feedback.fail(failure.user_message()),
+                Err(failure) => feedback.fail(crate::popup::download_failure(&failure)),
             }
             model.close();
             download.set(None);
         });
     };
     let device_line = move || match availability.get() {
+        _ if download.get().is_some() => "Downloading Chrome's built-in AI model…".to_owned(),
         None => "Checking Chrome's built-in AI model…".to_owned(),
         Some(known) => known
             .reason()

@@ -3,11 +3,11 @@
 
 use history_chat_bindings::gemini::GeminiModel;
 use history_chat_bindings::history::{ChromeHistory, IndexedHistory};
-use history_chat_bindings::http::Cancel;
-use history_chat_bindings::messages::ask_worker;
+use history_chat_bindings::http::{self, Cancel};
+use history_chat_bindings::messages::{ask_worker, ask_worker_within};
 use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{ChromeError, nonce, now_ms, runtime, storage, tabs};
-use history_chat_core::ai::model::LanguageModel;
+use history_chat_core::ai::model::{LanguageModel, ModelFailure};
 use history_chat_core::ai::pipeline::{AiInput, ai_search};
 use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, choose};
 use history_chat_core::conversation::{Mode, StoredTurn, Turn, TurnResult, turn_key};
@@ -134,12 +134,26 @@ pub fn Popup() -> impl IntoView {
                     match prepared {
                         Ok(()) => {
                             let search = model.for_search(cancel);
-                            ask_ai(&search, Mode::OnDevice, asked, period, &current, status).await
+                            let (stored, problem) =
+                                ask_ai(&search, Mode::OnDevice, asked, period, &current, status)
+                                    .await;
+                            if stored
+                                .turn
+                                .ai
+                                .as_ref()
+                                .is_some_and(|ai| ai.model_unavailable)
+                            {
+                                // The session died or the model went away: start afresh next time.
+                                model.close();
+                                availability.set(Some(on_device::availability().await));
+                            }
+                            (stored, problem)
                         }
                         Err(failure) => {
+                            model.close();
+                            availability.set(Some(on_device::availability().await));
                             let mut local = ask_locally(asked, period).await;
-                            local.turn.note =
-                                Some(format!("{} Searched locally.", failure.user_message()));
+                            local.turn.note = Some(device_failure(&failure));
                             (local, false)
                         }
                     }
@@ -202,8 +216,10 @@ pub fn Popup() -> impl IntoView {
         }
         let period = period.get_untracked();
         spawn_local(async move {
-            let answer = live_search(typed, period).await;
-            if live_seq.get_value() == seq {
+            let current = move || live_seq.try_get_value() == Some(seq);
+            if let Some(answer) = live_search(typed, period, current).await
+                && current()
+            {
                 live.set(Some(answer));
             }
         });
@@ -240,7 +256,10 @@ pub fn Popup() -> impl IntoView {
                 .await
             {
                 Ok(()) => availability.set(Some(Availability::Available)),
-                Err(failure) => set_alert.set(AlertMessage::new(failure.user_message())),
+                Err(failure) => {
+                    model.close();
+                    set_alert.set(AlertMessage::new(download_failure(&failure)));
+                }
             }
             download.set(None);
         });
@@ -256,14 +275,21 @@ pub fn Popup() -> impl IntoView {
             </header>
             <Show when=can_download>
                 <p class="device-download">
-                    {move || match download.get() {
-                        Some(loaded) => format!("Downloading the on-device model: {:.0} %", loaded * 100.0),
-                        None => "On-device AI is ready to download (about 2 GB, once).".to_owned(),
+                    {move || match (download.get(), availability.get()) {
+                        (Some(loaded), _) => format!("Downloading the on-device model: {:.0} %", loaded * 100.0),
+                        (None, Some(Availability::Downloading)) => "Chrome is downloading the on-device model.".to_owned(),
+                        (None, _) => "On-device AI is ready to download (about 2 GB, once).".to_owned(),
                     }}
                     " "
-                    <button type="button" class="link" disabled=move || download.get().is_some() on:click=start_download>
-                        "Download the on-device model"
-                    </button>
+                    <Show when=move || download.get().is_none()>
+                        <button type="button" class="link" on:click=start_download>
+                            {move || if availability.get() == Some(Availability::Downloading) {
+                                "Show the download's progress"
+                            } else {
+                                "Download the on-device model"
+                            }}
+                        </button>
+                    </Show>
                 </p>
             </Show>
             <form class="ask" role="search" on:submit=on_submit>
@@ -345,6 +371,30 @@ fn hint(engine: Engine) -> &'static str {
     }
 }
 
+/// The note of a turn answered locally because the on-device model could not start.
+fn device_failure(failure: &ModelFailure) -> String {
+    match failure {
+        ModelFailure::Unavailable { reason } => {
+            format!("The on-device model could not start ({reason}). Searched locally.")
+        }
+        other => format!("{} Searched locally.", other.user_message()),
+    }
+}
+
+/// The alert when a download the user asked for fails.
+pub(crate) fn download_failure(failure: &ModelFailure) -> String {
+    match failure {
+        ModelFailure::Unavailable { reason } => {
+            format!("The on-device model could not be downloaded ({reason}).")
+        }
+        ModelFailure::Cancelled => "The download was cancelled.".to_owned(),
+        other => format!(
+            "The on-device model could not be downloaded: {}",
+            other.user_message()
+        ),
+    }
+}
+
 fn open_options(set_alert: WriteSignal<Option<AlertMessage>>) {
     spawn_local(async move {
         if let Err(error) = runtime::open_options_page().await {
@@ -363,8 +413,23 @@ struct LiveAnswer {
     from_browser: bool,
 }
 
-/// Matches for what is typed so far: the worker's index, or the browser's search while it loads.
-async fn live_search(typed: String, period: Period) -> LiveAnswer {
+/// How long a keystroke waits for the worker's index before asking the browser instead: the worker
+/// answers in a few milliseconds once its index is loaded, and waits for a snapshot being read
+/// (under a second); only a build from scratch is not worth waiting for.
+const WORKER_PATIENCE_MS: u32 = 1_200;
+
+/// While the index builds, the browser's search (hundreds of milliseconds on a big history, and
+/// queued behind the worker's own history read) runs only for a keystroke not followed by another
+/// within this time.
+const BROWSER_SEARCH_DEBOUNCE_MS: u32 = 250;
+
+/// Matches for what is typed so far: the worker's index, or — while it builds, and only for the
+/// latest keystroke (`current`) — the browser's search. `None` when a newer keystroke took over.
+async fn live_search(
+    typed: String,
+    period: Period,
+    current: impl Fn() -> bool,
+) -> Option<LiveAnswer> {
     let now = now_ms();
     let request = Request::Search {
         query: typed.clone(),
@@ -372,18 +437,26 @@ async fn live_search(typed: String, period: Period) -> LiveAnswer {
         limit: RESULT_LIMIT,
         literal: false,
     };
-    match ask_worker(&request).await {
-        Ok(Response::Pages { pages }) => LiveAnswer {
+    if let Some(Response::Pages { pages }) = ask_worker_within(&request, WORKER_PATIENCE_MS).await {
+        return Some(LiveAnswer {
             pages,
             from_browser: false,
-        },
-        _ => LiveAnswer {
-            pages: local_search(&ChromeHistory, &typed, period, now)
-                .await
-                .unwrap_or_default(),
-            from_browser: true,
-        },
+        });
     }
+    if !current() {
+        return None;
+    }
+    http::sleep(BROWSER_SEARCH_DEBOUNCE_MS, &Cancel::new()).await;
+    if !current() {
+        return None;
+    }
+    let pages = local_search(&ChromeHistory, &typed, period, now)
+        .await
+        .unwrap_or_default();
+    Some(LiveAnswer {
+        pages,
+        from_browser: true,
+    })
 }
 
 /// The smart local search for a committed question: the worker's index fused with the browser's

@@ -13,6 +13,8 @@ use crate::js_json::{from_js, to_js};
 extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = sendMessage)]
     fn send_message(message: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = setTimeout)]
+    fn set_timeout(callback: &js_sys::Function, ms: u32) -> Result<JsValue, JsValue>;
 }
 
 const SEND: &str = "chrome.runtime.sendMessage";
@@ -27,6 +29,26 @@ pub async fn ask_worker(request: &Request) -> Result<Response, ChromeError> {
         .await
         .map_err(|e| ChromeError::failed(SEND, e))?;
     from_js(SEND, &answer)
+}
+
+/// [`ask_worker`], but gives up after `ms` milliseconds (`None`): the worker may be busy building
+/// the index, and a page that must answer at once then uses the browser's search instead.
+pub async fn ask_worker_within(request: &Request, ms: u32) -> Option<Response> {
+    let promise = send_message(&to_js(SEND, request).ok()?).ok()?;
+    let timeout = js_sys::Promise::new(&mut |resolve, _reject| {
+        if set_timeout(&resolve, ms).is_err() {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+        }
+    });
+    let first = JsFuture::from(js_sys::Promise::race(&js_sys::Array::of2(
+        &promise, &timeout,
+    )))
+    .await
+    .ok()?;
+    if first.is_undefined() {
+        return None;
+    }
+    from_js(SEND, &first).ok()
 }
 
 /// Reads a message the worker received.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ai::Depth;
-use crate::ai::model::Usage;
+use crate::ai::model::{ModelFailure, Usage};
 use crate::ai::pipeline::AiAnswer;
 use crate::history::Page;
 use crate::lenient::or_default;
@@ -101,6 +101,13 @@ pub struct AiDetails {
     /// The user cancelled the search.
     #[serde(deserialize_with = "or_default")]
     pub cancelled: bool,
+    /// The model itself was unavailable (on-device: session gone, model removed): the host should
+    /// start a new session before the next question.
+    #[serde(
+        deserialize_with = "or_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub model_unavailable: bool,
 }
 
 /// One question and its answer.
@@ -212,6 +219,10 @@ impl Turn {
                     .collect(),
                 usage: answer.usage,
                 cancelled: answer.cancelled,
+                model_unavailable: answer
+                    .failure
+                    .as_ref()
+                    .is_some_and(ModelFailure::is_unavailable),
             }),
         }
     }

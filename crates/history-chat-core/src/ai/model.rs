@@ -147,8 +147,9 @@ pub enum ModelFailure {
 }
 
 impl ModelFailure {
-    /// Whether a second call in the same search is pointless after this failure.
-    fn is_unavailable(&self) -> bool {
+    /// Whether the model itself is gone (on-device: not supported, not downloaded, its session
+    /// destroyed): the host should drop its session and check availability again.
+    pub fn is_unavailable(&self) -> bool {
         matches!(self, ModelFailure::Unavailable { .. })
     }
 

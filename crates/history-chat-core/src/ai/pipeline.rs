@@ -128,7 +128,7 @@ impl Notice {
     pub fn message(&self) -> String {
         match self {
             Notice::KeywordsFromQuestion => {
-                "Searched the words of your question: Gemini's keywords were not usable.".into()
+                "Searched the words of your question: the model's keywords were not usable.".into()
             }
             Notice::ModelReplaced { configured, used } => format!(
                 "The model “{configured}” is no longer available, so “{used}” was used: choose a model in Options."
@@ -136,14 +136,16 @@ impl Notice {
             Notice::HistoryUnavailable => "Could not read your browser history. Try again.".into(),
             Notice::NothingFound { message } => message.clone(),
             Notice::Unranked => {
-                format!("Showing the first {MAX_PICKS} matches, not ranked by Gemini.")
+                format!("Showing the first {MAX_PICKS} matches, not ranked by the model.")
             }
             Notice::Shrunk { ranked, found } => format!(
                 "The on-device model could only read {ranked} of the {found} pages found; it ranked those."
             ),
-            Notice::Cut => "Gemini's answer was cut short; showing the picks it completed.".into(),
+            Notice::Cut => {
+                "The model's answer was cut short; showing the picks it completed.".into()
+            }
             Notice::NoGoodMatch => {
-                "Gemini found no clear match; these are the closest pages.".into()
+                "The model found no clear match; these are the closest pages.".into()
             }
         }
     }

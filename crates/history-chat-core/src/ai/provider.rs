@@ -104,9 +104,7 @@ impl Availability {
             Availability::Unavailable => Some(
                 "Chrome's built-in AI model is not available on this device (it needs a desktop with about 22 GB of free disk and 16 GB of RAM or a GPU with more than 4 GB).",
             ),
-            Availability::Downloadable => {
-                Some("Chrome's built-in AI model is not downloaded yet: download it in Options.")
-            }
+            Availability::Downloadable => Some("Chrome's built-in AI model is not downloaded yet."),
             Availability::Downloading => Some("Chrome's built-in AI model is still downloading."),
         }
     }
