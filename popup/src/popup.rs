@@ -77,8 +77,12 @@ pub fn Popup() -> impl IntoView {
     });
     spawn_local(async move { availability.set(Some(on_device::availability().await)) });
     // The index lives in the service worker: have it loaded by the time the user types.
-    spawn_local(async {
-        let _ = ask_worker(&Request::Warm).await;
+    // Whether the worker said it is building the index from scratch: keystrokes then do not wait
+    // for it (it may be too busy to answer) and use the browser's search at once.
+    let building = StoredValue::new(false);
+    spawn_local(async move {
+        let warm = ask_worker(&Request::Warm).await;
+        building.set_value(matches!(warm, Ok(Response::Indexing)));
     });
     spawn_local(async move {
         let loaded = storage::load_settings().await.unwrap_or_default();
@@ -217,7 +221,12 @@ pub fn Popup() -> impl IntoView {
         let period = period.get_untracked();
         spawn_local(async move {
             let current = move || live_seq.try_get_value() == Some(seq);
-            if let Some(answer) = live_search(typed, period, current).await
+            let patience = if building.get_value() {
+                BUSY_WORKER_PATIENCE_MS
+            } else {
+                WORKER_PATIENCE_MS
+            };
+            if let Some(answer) = live_search(typed, period, patience, current).await
                 && current()
             {
                 live.set(Some(answer));
@@ -283,11 +292,7 @@ pub fn Popup() -> impl IntoView {
                     " "
                     <Show when=move || download.get().is_none()>
                         <button type="button" class="link" on:click=start_download>
-                            {move || if availability.get() == Some(Availability::Downloading) {
-                                "Show the download's progress"
-                            } else {
-                                "Download the on-device model"
-                            }}
+                            "Download the on-device model"
                         </button>
                     </Show>
                 </p>
@@ -375,7 +380,7 @@ fn hint(engine: Engine) -> &'static str {
 fn device_failure(failure: &ModelFailure) -> String {
     match failure {
         ModelFailure::Unavailable { reason } => {
-            format!("The on-device model could not start ({reason}). Searched locally.")
+            format!("The on-device model is not available ({reason}). Searched locally.")
         }
         other => format!("{} Searched locally.", other.user_message()),
     }
@@ -415,19 +420,24 @@ struct LiveAnswer {
 
 /// How long a keystroke waits for the worker's index before asking the browser instead: the worker
 /// answers in a few milliseconds once its index is loaded, and waits for a snapshot being read
-/// (under a second); only a build from scratch is not worth waiting for.
-const WORKER_PATIENCE_MS: u32 = 1_200;
+/// (measured 0.2–0.5 s at 50,000 pages); only a build from scratch is not worth waiting for.
+const WORKER_PATIENCE_MS: u32 = 600;
+
+/// The same, once the worker said it is building the index from scratch (seconds of work during
+/// which it can be too busy to answer).
+const BUSY_WORKER_PATIENCE_MS: u32 = 100;
 
 /// While the index builds, the browser's search (hundreds of milliseconds on a big history, and
 /// queued behind the worker's own history read) runs only for a keystroke not followed by another
 /// within this time.
-const BROWSER_SEARCH_DEBOUNCE_MS: u32 = 250;
+const BROWSER_SEARCH_DEBOUNCE_MS: u32 = 150;
 
 /// Matches for what is typed so far: the worker's index, or — while it builds, and only for the
 /// latest keystroke (`current`) — the browser's search. `None` when a newer keystroke took over.
 async fn live_search(
     typed: String,
     period: Period,
+    patience_ms: u32,
     current: impl Fn() -> bool,
 ) -> Option<LiveAnswer> {
     let now = now_ms();
@@ -437,7 +447,7 @@ async fn live_search(
         limit: RESULT_LIMIT,
         literal: false,
     };
-    if let Some(Response::Pages { pages }) = ask_worker_within(&request, WORKER_PATIENCE_MS).await {
+    if let Some(Response::Pages { pages }) = ask_worker_within(&request, patience_ms).await {
         return Some(LiveAnswer {
             pages,
             from_browser: false,

@@ -126,7 +126,7 @@ fn change_index(index: &mut Index, change: Change) {
 /// A page's request waits at most this long for the snapshot being read (measured 0.2–0.5 s at
 /// 50,000 pages on a loaded machine); a build from scratch is not waited for: it takes seconds,
 /// and the page uses the browser's search meanwhile.
-const LOAD_PATIENCE_MS: u32 = 1_000;
+const LOAD_PATIENCE_MS: u32 = 550;
 /// How often a waiting request looks again.
 const LOAD_POLL_MS: u32 = 10;
 
