@@ -55,15 +55,7 @@ impl HistorySource for IndexedHistory {
             },
         };
         match ask_worker(&request).await {
-            Ok(Response::Pages { pages }) => Ok(pages
-                .into_iter()
-                .map(|page| HistoryItem {
-                    url: page.url,
-                    title: page.title,
-                    last_visit_ms: page.last_visit_ms,
-                    visit_count: page.visit_count,
-                })
-                .collect()),
+            Ok(Response::Pages { pages }) => Ok(pages.into_iter().map(HistoryItem::from).collect()),
             _ => ChromeHistory.search(query).await,
         }
     }

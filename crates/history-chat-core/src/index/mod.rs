@@ -811,14 +811,6 @@ impl HistorySource for IndexSource<'_> {
                 .map(|hit| hit.page)
                 .collect()
         };
-        Ok(pages
-            .into_iter()
-            .map(|page| HistoryItem {
-                url: page.url,
-                title: page.title,
-                last_visit_ms: page.last_visit_ms,
-                visit_count: page.visit_count,
-            })
-            .collect())
+        Ok(pages.into_iter().map(HistoryItem::from).collect())
     }
 }
