@@ -19,13 +19,11 @@ pub fn start() {
     index_host::warm();
 }
 
-/// `chrome.runtime.onInstalled`: writes the settings back with every missing field at its default,
-/// so the options page and popup start from complete settings; fields the user or another version
-/// set are kept. Runs on install and on update.
+/// `chrome.runtime.onInstalled`: writes the default settings (install), or the fields a new version
+/// added (update), keeping everything already set; writes nothing when the settings are complete.
 #[wasm_bindgen]
 pub async fn on_installed() -> Result<(), JsError> {
-    let settings = storage::load_settings().await?;
-    storage::save_settings(&settings).await?;
+    storage::fill_missing_settings().await?;
     Ok(())
 }
 

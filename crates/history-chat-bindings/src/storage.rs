@@ -50,6 +50,20 @@ pub async fn load_settings() -> Result<Settings, ChromeError> {
     ))
 }
 
+/// Writes the settings back with every missing field at its default — only when one is missing, so
+/// a worker starting again (install, update, browser restart) never overwrites what the user or
+/// another version wrote meanwhile with an older read.
+pub async fn fill_missing_settings() -> Result<(), ChromeError> {
+    let key = JsValue::from_str(Settings::STORAGE_KEY);
+    let items: Map<String, Value> = from_js(SYNC_GET, &call(SYNC_GET, sync_get, &key).await?)?;
+    let stored = items.get(Settings::STORAGE_KEY).cloned();
+    let filled = Settings::from_stored(stored.clone());
+    if stored.as_ref() == Some(&filled.to_stored()) {
+        return Ok(());
+    }
+    save_settings(&filled).await
+}
+
 /// Stores the settings, fields from other versions included.
 pub async fn save_settings(settings: &Settings) -> Result<(), ChromeError> {
     let items = Map::from_iter([(Settings::STORAGE_KEY.to_owned(), settings.to_stored())]);
