@@ -46,6 +46,45 @@ fn store(
     });
 }
 
+/// One option of a radio group: its group, value, label and one-line description.
+struct Choice {
+    group: &'static str,
+    value: &'static str,
+    label: &'static str,
+    description: &'static str,
+}
+
+impl Choice {
+    fn of(
+        group: &'static str,
+        value: &'static str,
+        label: &'static str,
+        description: &'static str,
+    ) -> Choice {
+        Choice {
+            group,
+            value,
+            label,
+            description,
+        }
+    }
+}
+
+/// A radio button with its label and description; `checked` reads the setting, `pick` stores it.
+fn radio(
+    choice: Choice,
+    checked: impl Fn() -> bool + Send + Sync + 'static,
+    pick: impl Fn() + 'static,
+) -> impl IntoView {
+    view! {
+        <label class="choice">
+            <input type="radio" name=choice.group value=choice.value prop:checked=checked on:change=move |_| pick()/>
+            <span class="choice-label">{choice.label}</span>
+            <span class="help">{choice.description}</span>
+        </label>
+    }
+}
+
 /// The whole options page.
 #[component]
 pub fn Options() -> impl IntoView {
@@ -192,18 +231,9 @@ pub fn Options() -> impl IntoView {
                     <legend>"Who answers your questions"</legend>
                     {Provider::ALL
                         .into_iter()
-                        .map(|provider| view! {
-                            <label class="choice">
-                                <input
-                                    type="radio"
-                                    name="provider"
-                                    value=provider.as_str()
-                                    prop:checked=move || current().provider == provider
-                                    on:change=move |_| change(Box::new(move |s| s.provider = provider))
-                                />
-                                <span class="choice-label">{provider.label()}</span>
-                                <span class="help">{provider.description()}</span>
-                            </label>
+                        .map(|provider| {
+                            let choice = Choice::of("provider", provider.as_str(), provider.label(), provider.description());
+                            radio(choice, move || current().provider == provider, move || change(Box::new(move |s| s.provider = provider)))
                         })
                         .collect_view()}
                 </fieldset>
@@ -271,18 +301,9 @@ pub fn Options() -> impl IntoView {
                     <legend>"Search depth (with a key)"</legend>
                     {Depth::ALL
                         .into_iter()
-                        .map(|depth| view! {
-                            <label class="choice">
-                                <input
-                                    type="radio"
-                                    name="depth"
-                                    value=depth.as_str()
-                                    prop:checked=move || current().depth == depth
-                                    on:change=move |_| change(Box::new(move |s| s.depth = depth))
-                                />
-                                <span class="choice-label">{depth.label()}</span>
-                                <span class="help">{depth.description()}</span>
-                            </label>
+                        .map(|depth| {
+                            let choice = Choice::of("depth", depth.as_str(), depth.label(), depth.description());
+                            radio(choice, move || current().depth == depth, move || change(Box::new(move |s| s.depth = depth)))
                         })
                         .collect_view()}
                 </fieldset>

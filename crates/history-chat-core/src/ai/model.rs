@@ -420,6 +420,13 @@ mod tests {
             ),
             (ModelFailure::Truncated, false),
             (ModelFailure::Empty, false),
+            (
+                ModelFailure::Unavailable {
+                    reason: "the service is not running".into(),
+                },
+                true,
+            ),
+            (ModelFailure::ContextOverflow, false),
         ];
         for (failure, fatal) in all {
             let message = failure.user_message();
