@@ -120,6 +120,8 @@ test('retention removes old messages when the popup opens', async () => {
       [recentKey]: turn(now - 2 * DAY, 'asked two days ago'),
       [justKey]: turn(now - HOUR, 'asked an hour ago'),
     });
+    // The worker's install-time write of default settings must land before ours (see ai.mjs).
+    await waitForInstalledSettings(setup);
     await storageSet(setup, 'sync', { settings: { defaultPeriod: '7d', retention: '30d' } });
 
     const popup = await openPopup(ext);
@@ -195,6 +197,8 @@ test('invalid setting values fall back to the defaults without an error', async 
   const ext = await launchExtension();
   try {
     const setup = await ext.openPage('manifest.json');
+    // The worker's install-time write of default settings must land before ours (see ai.mjs).
+    await waitForInstalledSettings(setup);
     await storageSet(setup, 'sync', { settings: { defaultPeriod: '2 weeks', retention: 12 } });
     const popup = await openPopup(ext);
     await popup.waitForTimeout(300);
@@ -242,6 +246,8 @@ test('retention "forever" keeps old messages', async () => {
     const setup = await ext.openPage('manifest.json');
     const oldKey = logKey(now - 400 * DAY, 'ancient1');
     await storageSet(setup, 'local', { [oldKey]: { atMs: now - 400 * DAY, question: 'asked last year', period: '90d', mode: 'local', results: [] } });
+    // The worker's install-time write of default settings must land before ours (see ai.mjs).
+    await waitForInstalledSettings(setup);
     await storageSet(setup, 'sync', { settings: { defaultPeriod: '7d', retention: 'forever' } });
     const popup = await openPopup(ext);
     await waitForTurns(popup, 1);
