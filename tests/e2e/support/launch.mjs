@@ -17,7 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { seedHistory } from './seed_history.mjs';
+import { historyTablesReady, seedHistory } from './seed_history.mjs';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -76,21 +76,27 @@ function launchOptions(dist, { withExtension, viewport }) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** First run of a fresh profile: Chromium creates `Default/History` with its current schema. */
+/**
+ * First run of a fresh profile: Chromium creates `Default/History` with its current schema. Closing
+ * the browser shuts its history backend down cleanly; the schema is then checked rather than
+ * assumed, and a second run completes it should the first have been stopped half-way.
+ */
 async function initProfile(profileDir, dist) {
-  const context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { withExtension: false }));
   const historyPath = path.join(profileDir, 'Default', 'History');
-  const deadline = Date.now() + 15_000;
-  while (!existsSync(historyPath)) {
-    if (Date.now() > deadline) {
-      await context.close();
-      throw new Error(`Chromium did not create ${historyPath} within 15 s`);
+  for (let attempt = 1; ; attempt++) {
+    const context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { withExtension: false }));
+    const deadline = Date.now() + 60_000; // a failure limit only
+    while (!existsSync(historyPath)) {
+      if (Date.now() > deadline) {
+        await context.close();
+        throw new Error(`Chromium did not create ${historyPath} within 60 s`);
+      }
+      await sleep(100);
     }
-    await sleep(100);
+    await context.close();
+    if (await historyTablesReady(historyPath)) return historyPath;
+    if (attempt === 3) throw new Error(`${historyPath} still lacks its urls/visits tables after ${attempt} runs of Chromium`);
   }
-  await sleep(300); // let the history backend finish creating its tables
-  await context.close();
-  return historyPath;
 }
 
 /**
@@ -150,24 +156,26 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
     });
     page.on('crash', () => errors.push({ source: `crash of ${page.url()}`, text: 'page crashed' }));
   };
-  const watchedWorkers = new WeakSet();
+  // Per worker: the promise of its error listeners being installed.
+  const watchedWorkers = new WeakMap();
   const watchWorker = (worker) => {
-    if (watchedWorkers.has(worker)) return;
-    watchedWorkers.add(worker);
+    if (watchedWorkers.has(worker)) return watchedWorkers.get(worker);
     worker.on('console', (msg) => {
       consoleMessages.push({ source: worker.url(), type: msg.type(), text: msg.text() });
       if (msg.type() === 'error') errors.push({ source: `console.error in ${worker.url()}`, text: msg.text() });
     });
     // Playwright reports no uncaught errors for workers: turn them into console errors.
     // (Re-done for each worker instance, so a worker restarted after idling is covered too.)
-    if (worker.url().startsWith('chrome-extension://')) {
-      worker
-        .evaluate(() => {
-          self.addEventListener('error', (e) => console.error(`uncaught error: ${e.message}`));
-          self.addEventListener('unhandledrejection', (e) => console.error(`unhandled rejection: ${e.reason?.stack || e.reason}`));
-        })
-        .catch(() => {});
-    }
+    const installed = worker.url().startsWith('chrome-extension://')
+      ? worker
+          .evaluate(() => {
+            self.addEventListener('error', (e) => console.error(`uncaught error: ${e.message}`));
+            self.addEventListener('unhandledrejection', (e) => console.error(`unhandled rejection: ${e.reason?.stack || e.reason}`));
+          })
+          .catch(() => {})
+      : Promise.resolve();
+    watchedWorkers.set(worker, installed);
+    return installed;
   };
   context.on('page', watchPage);
   context.pages().forEach(watchPage);
@@ -181,7 +189,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
       .catch(() => null);
   }
   if (worker) {
-    watchWorker(worker);
+    await watchWorker(worker); // its uncaught errors are reported from the first test step on
     const id = new URL(worker.url()).host;
     if (expectedId && id !== expectedId) {
       await context.close();

@@ -28,3 +28,14 @@ export async function seedHistory(historyDbPath, entries) {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** Whether a closed profile's History DB has the tables seeding writes to. */
+export async function historyTablesReady(historyDbPath) {
+  const check =
+    'import sqlite3, sys\n' +
+    'con = sqlite3.connect(sys.argv[1])\n' +
+    "names = {row[0] for row in con.execute(\"SELECT name FROM sqlite_master WHERE type = 'table'\")}\n" +
+    "print('ready' if {'urls', 'visits'} <= names else 'missing')\n";
+  const { stdout } = await run(PYTHON, ['-c', check, historyDbPath]);
+  return stdout.trim() === 'ready';
+}
