@@ -164,18 +164,36 @@ test('scripted replies: queues per kind, errors with real bodies, key and model 
     const n = await fromWorker({ url: URL_FLASH, key: TEST_KEY, body: EXPANSION_BODY });
     assert.match(n.error ?? '', /TypeError: Failed to fetch/, JSON.stringify(n));
 
+    // A hang: the request is recorded and left unanswered; a later request is answered meanwhile.
     gemini.queue('expansion', hang());
-    const pending = fromPage({ url: URL_FLASH, key: TEST_KEY, body: EXPANSION_BODY });
-    const raced = await Promise.race([pending, new Promise((r) => setTimeout(() => r('still pending'), 1_500))]);
-    assert.equal(raced, 'still pending', 'a hung request is not answered');
+    let settled = false;
+    const pending = fromPage({ url: URL_FLASH, key: TEST_KEY, body: EXPANSION_BODY }).finally(() => {
+      settled = true;
+    });
+    const [hung] = (await gemini.waitForCalls(gemini.requests.length + 1)).slice(-1);
+    assert.equal((await fromWorker({ url: URL_FLASH, key: TEST_KEY, body: RANKING_BODY })).status, 200, 'a later request is answered');
+    assert.equal(settled, false, 'a hung request is not answered, even after a later one was');
+    assert.equal(hung.answeredAt, undefined, 'the stand-in never answered the hung request');
     gemini.releaseHangs();
     assert.match((await pending).error ?? '', /Failed to fetch/, 'a released hang fails like a dropped connection');
 
-    gemini.queue('expansion', hang(300, geminiText('["late"]')));
-    const t0 = Date.now();
-    const late = await fromWorker({ url: URL_FLASH, key: TEST_KEY, body: EXPANSION_BODY });
-    assert.ok(Date.now() - t0 >= 280, 'a delayed reply comes after its delay');
-    assert.equal(JSON.parse(JSON.parse(late.text).candidates[0].content.parts[0].text)[0], 'late');
+    // A delayed reply: held while its delay runs (here: until released), then the scripted reply.
+    gemini.queue('expansion', hang(600_000, geminiText('["late"]')));
+    settled = false;
+    const delayedReply = fromWorker({ url: URL_FLASH, key: TEST_KEY, body: EXPANSION_BODY }).finally(() => {
+      settled = true;
+    });
+    const [held] = (await gemini.waitForCalls(gemini.requests.length + 1)).slice(-1);
+    assert.equal((await fromPage({ url: URL_FLASH, key: TEST_KEY, body: RANKING_BODY })).status, 200, 'a later request is answered');
+    assert.equal(settled, false, 'a delayed reply is not given before its delay is over');
+    assert.equal(held.answeredAt, undefined);
+    gemini.releaseHangs(); // ends the delay at once
+    const late = await delayedReply;
+    assert.equal(JSON.parse(JSON.parse(late.text).candidates[0].content.parts[0].text)[0], 'late', 'then the scripted reply comes');
+    // A short delay runs out by itself.
+    gemini.queue('expansion', hang(300, geminiText('["later"]')));
+    const later = await fromWorker({ url: URL_FLASH, key: TEST_KEY, body: EXPANSION_BODY });
+    assert.equal(JSON.parse(JSON.parse(later.text).candidates[0].content.parts[0].text)[0], 'later');
     assert.deepEqual(gemini.pending(), { expansion: 0, ranking: 0, other: 0 });
   } finally {
     await ext.close();
