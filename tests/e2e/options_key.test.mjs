@@ -12,19 +12,20 @@ import { demoHistory } from './support/fixtures.mjs';
 import { SEL, openPopup, ask, logEntries, statusText, alertText } from './support/popup.mjs';
 import { TEST_KEY, BAD_KEY } from './support/gemini.mjs';
 import { AI_FIELDS, OPTIONS, launchAi, askAi, readSettings, setAiSettings, waitForInstalledSettings, assertNoKey } from './support/ai.mjs';
+import { LIMIT_MS, flushEvents } from './support/settle.mjs';
 
-const SLOW = { timeout: 120_000 };
+const SLOW = { timeout: 180_000 };
 
 async function openOptions(ext) {
   const page = await ext.openOptions();
-  await page.locator(OPTIONS.key).waitFor({ timeout: 10_000 }).catch(async () => {
+  await page.locator(OPTIONS.key).waitFor({ timeout: LIMIT_MS }).catch(async () => {
     const body = await page.evaluate(() => document.body?.innerText.slice(0, 400)).catch(() => '?');
-    throw new Error(`the options page has no ${OPTIONS.key} within 10 s; it shows: ${JSON.stringify(body)}`);
+    throw new Error(`the options page has no ${OPTIONS.key} within ${LIMIT_MS} ms; it shows: ${JSON.stringify(body)}`);
   });
   return page;
 }
 
-async function waitForText(page, selector, re, what, timeout = 10_000) {
+async function waitForText(page, selector, re, what, timeout = LIMIT_MS) {
   try {
     await page.waitForFunction(({ selector, source, flags }) => [...document.querySelectorAll(selector)].some((e) => new RegExp(source, flags).test(e.textContent)), { selector, source: re.source, flags: re.flags }, { timeout, polling: 100 });
   } catch {
@@ -32,15 +33,19 @@ async function waitForText(page, selector, re, what, timeout = 10_000) {
   }
 }
 
-async function waitForSetting(page, field, predicate, timeout = 5_000) {
-  const deadline = Date.now() + timeout;
-  let settings;
-  while (Date.now() < deadline) {
-    settings = await readSettings(page);
-    if (predicate(settings?.[field])) return settings;
-    await page.waitForTimeout(100);
-  }
-  return settings;
+/** Waits until chrome.storage.sync settings[field] is `expected` (null: absent or empty); returns the settings (the caller asserts). */
+async function waitForSetting(page, field, expected, timeout = LIMIT_MS) {
+  await page
+    .waitForFunction(
+      async ({ field, expected }) => {
+        const value = (await chrome.storage.sync.get('settings')).settings?.[field];
+        return expected === null ? !value : value === expected;
+      },
+      { field, expected },
+      { timeout, polling: 100 },
+    )
+    .catch(() => {});
+  return readSettings(page);
 }
 
 test('options: save (shown on demand), test with one cheap request, refused key reported, remove → local mode with zero network', SLOW, async () => {
@@ -60,8 +65,9 @@ test('options: save (shown on demand), test with one cheap request, refused key 
 
     await options.getByRole('button', { name: 'Save key', exact: true }).click();
     await waitForText(options, SEL.status, /key saved/i, 'after Save key');
-    const saved = await waitForSetting(options, AI_FIELDS.key, (v) => v === TEST_KEY);
+    const saved = await waitForSetting(options, AI_FIELDS.key, TEST_KEY);
     assert.equal(saved?.[AI_FIELDS.key], TEST_KEY, `the key is saved in chrome.storage.sync settings.${AI_FIELDS.key}`);
+    await flushEvents(ext, options);
     assert.equal(gemini.requests.length, 0, `saving makes no request:\n${gemini.describe()}`);
 
     // Test key: exactly one cheap request, key in the header, success reported.
@@ -95,7 +101,7 @@ test('options: save (shown on demand), test with one cheap request, refused key 
     // Remove key.
     await options.getByRole('button', { name: 'Remove key', exact: true }).click();
     await waitForText(options, SEL.status, /key removed/i, 'after Remove key');
-    const removed = await waitForSetting(options, AI_FIELDS.key, (v) => !v);
+    const removed = await waitForSetting(options, AI_FIELDS.key, null);
     assert.ok(!removed?.[AI_FIELDS.key], `the key is gone from settings: ${JSON.stringify(removed?.[AI_FIELDS.key])}`);
     assert.equal(await field.inputValue(), '', 'the key field is empty after removal');
 
@@ -105,7 +111,8 @@ test('options: save (shown on demand), test with one cheap request, refused key 
     const popup2 = await openPopup(ext);
     const local = await ask(popup2, 'recursive cte');
     assert.ok(local.results.length > 0, 'the local search finds pages');
-    await popup2.waitForTimeout(1_000);
+    // The search is over (its turn is stored, the conversation not busy): what it sent has reached the harness.
+    await flushEvents(ext, popup2);
     const after = ext.extensionRequests().slice(before);
     assert.deepEqual(after.map((r) => `${r.method} ${r.url}`), [], 'no network request of any kind after the key was removed');
     assert.equal(gemini.requests.length, geminiBefore, 'no request to Gemini');
@@ -126,11 +133,11 @@ test('options: search depth radio group (regular by default) and the model field
     assert.equal(await group.count(), 1, `a radiogroup named "Search depth" (${OPTIONS.depthGroup})`);
     const values = await group.locator('input[type="radio"][name="depth"]').evaluateAll((rs) => rs.map((r) => r.value));
     assert.deepEqual(values, ['superficial', 'regular', 'exhaustive', 'sheerlock']);
-    await options.waitForFunction((sel) => document.querySelector(sel)?.checked, OPTIONS.depth('regular'), { timeout: 5_000 }).catch(() => {});
+    await options.waitForFunction((sel) => document.querySelector(sel)?.checked, OPTIONS.depth('regular'), { timeout: LIMIT_MS }).catch(() => {});
     assert.equal(await options.locator(OPTIONS.depth('regular')).isChecked(), true, 'regular is the default');
 
     await options.locator(OPTIONS.depth('sheerlock')).check();
-    const s1 = await waitForSetting(options, AI_FIELDS.depth, (v) => v === 'sheerlock');
+    const s1 = await waitForSetting(options, AI_FIELDS.depth, 'sheerlock');
     assert.equal(s1?.[AI_FIELDS.depth], 'sheerlock', 'the depth is saved');
 
     const model = options.locator(OPTIONS.model);
@@ -139,14 +146,14 @@ test('options: search depth radio group (regular by default) and the model field
     assert.equal(shown, 'gemini-2.5-flash', 'the model field shows the default model');
     await model.fill('gemini-2.5-flash-lite');
     await model.press('Tab');
-    const s2 = await waitForSetting(options, AI_FIELDS.model, (v) => v === 'gemini-2.5-flash-lite');
+    const s2 = await waitForSetting(options, AI_FIELDS.model, 'gemini-2.5-flash-lite');
     assert.equal(s2?.[AI_FIELDS.model], 'gemini-2.5-flash-lite', 'the model is saved on change');
     assert.equal(s2?.[AI_FIELDS.key], TEST_KEY, 'changing depth and model keeps the key');
 
     // A fresh options page shows what was saved.
     await options.close();
     const again = await openOptions(ext);
-    await again.waitForFunction((sel) => document.querySelector(sel)?.checked, OPTIONS.depth('sheerlock'), { timeout: 5_000 }).catch(() => {});
+    await again.waitForFunction((sel) => document.querySelector(sel)?.checked, OPTIONS.depth('sheerlock'), { timeout: LIMIT_MS }).catch(() => {});
     assert.equal(await again.locator(OPTIONS.depth('sheerlock')).isChecked(), true, 'reopened options shows the saved depth');
     assert.equal(await again.locator(OPTIONS.model).inputValue(), 'gemini-2.5-flash-lite', 'reopened options shows the saved model');
 
@@ -195,7 +202,7 @@ for (const [provider, expectAi] of [['gemini', true], ['local', false]]) {
         assert.ok(gemini.calls('expansion').length === 1 && gemini.calls('ranking').length === 1, gemini.describe());
         assert.equal(mode, 'gemini');
       } else {
-        await popup.waitForTimeout(1_000);
+        await flushEvents(ext, popup); // the search is over: what it sent has reached the harness
         assert.deepEqual(ext.extensionRequests().map((r) => `${r.method} ${r.url}`), [], 'no network request with provider "local"');
         assert.equal(mode, 'local');
       }
