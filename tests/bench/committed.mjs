@@ -454,7 +454,8 @@ sections.push(
     ],
     ['l', 'r', 'l'],
   ),
-  `Failed runs: ${installs.reduce((n, i) => n + i.failures.length, 0)}${installs.flatMap((i) => i.failures).map((f) => `\n- ${f}`).join('')}\n\n` +
+  `Install-phase measures taken after the worker said \`ready\` (counted in neither state): ${Object.entries({ focusMs: 'openings', liveMs: 'last keystrokes', enterMs: 'Enters' }).map(([key, what]) => `${runs.filter((r) => r.states[key] === 'settling').length} ${what}`).join(', ')}.\n\n` +
+    `Failed runs: ${installs.reduce((n, i) => n + i.failures.length, 0)}${installs.flatMap((i) => i.failures).map((f) => `\n- ${f}`).join('')}\n\n` +
     `Extension errors: ${installs.reduce((n, i) => n + i.errors.length, 0)}${installs.flatMap((i) => i.errors).slice(0, 3).map((e) => `\n- ${e}`).join('')}\n\n` +
     `Network requests from the extension: ${installs.reduce((n, i) => n + i.requests, 0)}.`,
 );
