@@ -1,11 +1,15 @@
-//! `chrome.history`, as the core's [`HistorySource`].
+//! `chrome.history`: the browser's raw search, and the core's [`PageSource`] over it and over the
+//! service worker's index.
+//!
+//! The browser's query shape (`{text, startTime, endTime, maxResults}`, JS numbers) is built here
+//! and nowhere else; everything above this module asks for cleaned pages with a [`PageQuery`].
 
-use history_chat_core::history::HistoryItem;
-use history_chat_core::search::{HistoryQuery, HistorySource};
+use history_chat_core::history::{HistoryItem, Page};
+use history_chat_core::messages::{Request, Response};
+use history_chat_core::search::{PageQuery, PageSource, browser_fetch_limit, browser_pages};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-
-use history_chat_core::messages::{Request, Response};
 
 use crate::ChromeError;
 use crate::js_json::{from_js, to_js};
@@ -19,44 +23,85 @@ extern "C" {
 
 const SEARCH: &str = "chrome.history.search";
 
-/// The browser's history (`chrome.history`; needs the `history` permission).
+/// The argument of `chrome.history.search`, in the browser's shape. Times are integer milliseconds,
+/// which cross as JS numbers exactly (below 2^53).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BrowserQuery<'a> {
+    text: &'a str,
+    start_time: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_time: Option<i64>,
+    max_results: u32,
+}
+
+/// The browser's raw answer to `chrome.history.search`: entries matching every word of `text`
+/// (empty: every entry) last visited at or after `start_ms` and, when given, before `end_ms` (ms
+/// since the Unix epoch), most recent first, at most `max_results` (`0`: no limit). Not cleaned:
+/// for reading history in time slices (the index's build and catch-up) and for [`ChromeHistory`].
+pub async fn search_items(
+    text: &str,
+    start_ms: i64,
+    end_ms: Option<i64>,
+    max_results: u32,
+) -> Result<Vec<HistoryItem>, ChromeError> {
+    let query = BrowserQuery {
+        text,
+        start_time: start_ms,
+        end_time: end_ms,
+        max_results,
+    };
+    let promise =
+        history_search(&to_js(SEARCH, &query)?).map_err(|e| ChromeError::failed(SEARCH, e))?;
+    let items = JsFuture::from(promise)
+        .await
+        .map_err(|e| ChromeError::failed(SEARCH, e))?;
+    from_js(SEARCH, &items)
+}
+
+/// The browser's history as a [`PageSource`] (`chrome.history`; needs the `history` permission):
+/// the browser's literal matching, most recent first, cleaned and merged by the core.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ChromeHistory;
 
-impl HistorySource for ChromeHistory {
+impl PageSource for ChromeHistory {
     type Error = ChromeError;
 
-    async fn search(&self, query: &HistoryQuery) -> Result<Vec<HistoryItem>, ChromeError> {
-        let promise =
-            history_search(&to_js(SEARCH, query)?).map_err(|e| ChromeError::failed(SEARCH, e))?;
-        let items = JsFuture::from(promise)
-            .await
-            .map_err(|e| ChromeError::failed(SEARCH, e))?;
-        from_js(SEARCH, &items)
+    async fn pages(&self, query: &PageQuery) -> Result<Vec<Page>, ChromeError> {
+        let items = search_items(
+            &query.text,
+            query.start_ms,
+            None,
+            browser_fetch_limit(query.limit),
+        )
+        .await?;
+        Ok(browser_pages(items, query.limit))
     }
 }
 
-/// The service worker's local index as a [`HistorySource`] (AI mode's per-keyword retrieval:
-/// relevance order, one message per keyword); while the index loads, or if the worker fails, the
-/// browser's own search answers instead.
+/// The service worker's local index as a [`PageSource`] (AI mode's per-keyword retrieval:
+/// relevance order, one [`Request::Keyword`] per keyword). When the worker cannot give the whole
+/// answer — its index is still being built and does not reach back to the period's start yet
+/// (`indexing: Some`), it answers anything else, or the message fails — the browser's own search
+/// ([`ChromeHistory`]) answers instead.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct IndexedHistory;
 
-impl HistorySource for IndexedHistory {
+impl PageSource for IndexedHistory {
     type Error = ChromeError;
 
-    async fn search(&self, query: &HistoryQuery) -> Result<Vec<HistoryItem>, ChromeError> {
+    async fn pages(&self, query: &PageQuery) -> Result<Vec<Page>, ChromeError> {
         let request = Request::Keyword {
             keyword: query.text.clone(),
-            start_ms: query.start_time as i64,
-            limit: match query.max_results {
-                0 => usize::MAX,
-                n => n as usize,
-            },
+            start_ms: query.start_ms,
+            limit: query.limit,
         };
         match ask_worker(&request).await {
-            Ok(Response::Pages { pages }) => Ok(pages.into_iter().map(HistoryItem::from).collect()),
-            _ => ChromeHistory.search(query).await,
+            Ok(Response::Pages {
+                pages,
+                indexing: None,
+            }) => Ok(pages),
+            _ => ChromeHistory.pages(query).await,
         }
     }
 }

@@ -54,19 +54,6 @@ pub struct Page {
     pub visit_count: u32,
 }
 
-impl From<Page> for HistoryItem {
-    /// A page as a history item (already cleaned: cleaning it again changes nothing), for sources
-    /// that answer with pages where the pipeline expects the browser's items.
-    fn from(page: Page) -> HistoryItem {
-        HistoryItem {
-            url: page.url,
-            title: page.title,
-            last_visit_ms: page.last_visit_ms,
-            visit_count: page.visit_count,
-        }
-    }
-}
-
 /// Cleans every item and merges those that clean to the same URL.
 ///
 /// The merged page keeps the latest visit, the summed visit count and the title of its most recently

@@ -10,7 +10,8 @@
 //! - [`display`]: readable URLs and relative times for the UI.
 //! - [`settings`]: the user's settings, loaded leniently so older and newer versions can share them.
 //! - [`conversation`]: the conversation log: turns, their storage keys, retention.
-//! - [`search`]: the local search pipeline, written against the [`search::HistorySource`] trait.
+//! - [`search`]: retrieval's one shape, the [`search::PageSource`] trait (cleaned, merged pages
+//!   for a [`search::PageQuery`]), the local search over it, and its status wording.
 //! - [`ai`]: AI mode: keyword expansion, budgeted retrieval and ranking, against a model trait.
 //! - [`gemini`]: the Gemini API's wire format: request bodies, and what responses mean.
 

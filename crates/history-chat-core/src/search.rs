@@ -1,72 +1,89 @@
-//! The local search: the question and the period go to the browser's history search, and what
-//! comes back is cleaned, merged and cut to what the popup shows. Nothing leaves the machine.
+//! Retrieval's one shape, and the local search.
+//!
+//! Every search asks a [`PageSource`] for pages already cleaned and merged
+//! ([`crate::history::clean_and_merge`]), with times in integer milliseconds: the browser's history
+//! (most recent first) or the service worker's index (most relevant first). How the browser is
+//! asked stays in the bindings; [`browser_fetch_limit`] and [`browser_pages`] are the two decisions
+//! a browser-backed source makes, kept here so they are tested. Nothing leaves the machine.
 
 use std::future::Future;
-
-use serde::Serialize;
 
 use crate::history::{HistoryItem, Page, clean_and_merge};
 use crate::period::Period;
 
-/// Entries asked of the browser per question. Cleaning drops some (search pages, duplicates), so
-/// this is comfortably more than [`RESULT_LIMIT`]; the browser scans its whole URL table either
-/// way, so a larger limit costs little.
+/// Entries asked of the browser for one query, at the least. It belongs to browser-backed sources
+/// (see [`browser_fetch_limit`]): the browser answers with raw entries, and cleaning drops some
+/// (search pages, duplicates, non-web pages), so this is comfortably more than [`RESULT_LIMIT`]
+/// and than a keyword's [`crate::ai::pipeline::KEYWORD_FETCH_LIMIT`]; the browser scans its whole
+/// URL table either way, so a larger limit costs little.
 pub const FETCH_LIMIT: u32 = 500;
 
-/// Pages shown per answer: more than fit on screen, few enough to scan with the arrow keys.
+/// Pages shown per answer: more than fit on screen, few enough to scan with the arrow keys. It is
+/// the [`PageQuery::limit`] of [`local_search`] (and of the popup's index searches), since the
+/// source cuts its answer to the limit.
 pub const RESULT_LIMIT: usize = 25;
 
-/// The arguments of `chrome.history.search`, in its own shape (`{text, startTime, maxResults}`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HistoryQuery {
-    /// Words to match; empty matches every page.
+/// What a [`PageSource`] is asked: pages matching `text`, visited at or after `start_ms`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageQuery {
+    /// Words to match; empty matches every page of the period.
     pub text: String,
-    /// Only pages visited at or after this instant (ms since the Unix epoch; a JS number).
-    pub start_time: f64,
-    /// At most this many entries; `0` means no limit.
-    pub max_results: u32,
+    /// Only pages last visited at or after this instant (ms since the Unix epoch).
+    pub start_ms: i64,
+    /// At most this many pages (counted after cleaning and merging).
+    pub limit: usize,
 }
 
-/// Where history comes from: `chrome.history` in the extension, a table in tests.
-pub trait HistorySource {
+/// Where pages come from: the browser's history or the local index in the extension, a table in
+/// tests.
+pub trait PageSource {
     /// What can go wrong when asking.
     type Error;
 
-    /// Entries matching the query, most recently visited first (as `chrome.history.search`).
-    fn search(
-        &self,
-        query: &HistoryQuery,
-    ) -> impl Future<Output = Result<Vec<HistoryItem>, Self::Error>>;
+    /// Pages matching the query, already cleaned and merged (one per cleaned URL, every URL passed
+    /// [`crate::clean::clean_url`]), at most `query.limit`, in the source's order: most recently
+    /// visited first for the browser, most relevant first for the index.
+    fn pages(&self, query: &PageQuery) -> impl Future<Output = Result<Vec<Page>, Self::Error>>;
 }
 
-/// The query sent to the browser for a question over a period: the question's words, with runs of
-/// whitespace collapsed (the browser splits on them anyway).
-pub fn history_query(question: &str, period: Period, now_ms: i64) -> HistoryQuery {
-    history_query_since(question, period.start_ms(now_ms))
+/// The `maxResults` a browser-backed source asks for to answer `limit` pages: at least
+/// [`FETCH_LIMIT`] raw entries, since cleaning drops some, and never more than a JS integer
+/// argument takes (`i32::MAX`; the browser rejects larger).
+pub fn browser_fetch_limit(limit: usize) -> u32 {
+    const MAX: u32 = i32::MAX as u32;
+    u32::try_from(limit).unwrap_or(MAX).clamp(FETCH_LIMIT, MAX)
 }
 
-/// [`history_query`] for pages visited at or after `start_ms`.
-pub fn history_query_since(question: &str, start_ms: i64) -> HistoryQuery {
-    HistoryQuery {
+/// A browser-backed source's answer: the browser's raw entries cleaned and merged, in the
+/// browser's order (most recent first), cut to `limit`.
+pub fn browser_pages(items: impl IntoIterator<Item = HistoryItem>, limit: usize) -> Vec<Page> {
+    let mut pages = clean_and_merge(items);
+    pages.truncate(limit);
+    pages
+}
+
+/// The query for a question over a period: the question's words, with runs of whitespace
+/// collapsed (sources split on them anyway), at most [`RESULT_LIMIT`] pages.
+fn question_query(question: &str, period: Period, now_ms: i64) -> PageQuery {
+    PageQuery {
         text: question.split_whitespace().collect::<Vec<_>>().join(" "),
-        start_time: start_ms as f64,
-        max_results: FETCH_LIMIT,
+        start_ms: period.start_ms(now_ms),
+        limit: RESULT_LIMIT,
     }
 }
 
-/// Searches history for `question` over `period`: cleaned, merged pages, most recent first, at most
-/// [`RESULT_LIMIT`]. An empty question gives the most recent pages of the period.
-pub async fn local_search<S: HistorySource>(
+/// Searches `source` for `question` over `period`: its pages in its order, at most
+/// [`RESULT_LIMIT`] (cut here too, so a source that ignores the limit cannot flood the popup). An
+/// empty question gives the period's pages in the source's order (the browser: the most recent).
+pub async fn local_search<S: PageSource>(
     source: &S,
     question: &str,
     period: Period,
     now_ms: i64,
 ) -> Result<Vec<Page>, S::Error> {
-    let items = source
-        .search(&history_query(question, period, now_ms))
+    let mut pages = source
+        .pages(&question_query(question, period, now_ms))
         .await?;
-    let mut pages = clean_and_merge(items);
     pages.truncate(RESULT_LIMIT);
     Ok(pages)
 }
@@ -106,29 +123,36 @@ mod tests {
 
     const NOW: i64 = 1_780_000_000_000;
 
-    /// A history held in memory that filters like the browser does on time, and records its queries.
+    /// Pages held in memory, filtered on time and title words; records its queries. It ignores the
+    /// limit unless `honours_limit`, to show that [`local_search`] cuts anyway.
     #[derive(Default)]
-    struct TableHistory {
-        items: Vec<HistoryItem>,
-        queries: RefCell<Vec<HistoryQuery>>,
+    struct TablePages {
+        pages: Vec<Page>,
+        honours_limit: bool,
+        queries: RefCell<Vec<PageQuery>>,
     }
 
-    impl HistorySource for TableHistory {
+    impl PageSource for TablePages {
         type Error = String;
 
-        async fn search(&self, query: &HistoryQuery) -> Result<Vec<HistoryItem>, String> {
+        async fn pages(&self, query: &PageQuery) -> Result<Vec<Page>, String> {
             self.queries.borrow_mut().push(query.clone());
             let words: Vec<String> = query
                 .text
                 .split_whitespace()
                 .map(str::to_lowercase)
                 .collect();
+            let limit = if self.honours_limit {
+                query.limit
+            } else {
+                usize::MAX
+            };
             Ok(self
-                .items
+                .pages
                 .iter()
-                .filter(|item| item.last_visit_ms as f64 >= query.start_time)
-                .filter(|item| words.iter().all(|w| item.title.to_lowercase().contains(w)))
-                .take(query.max_results as usize)
+                .filter(|page| page.last_visit_ms >= query.start_ms)
+                .filter(|page| words.iter().all(|w| page.title.to_lowercase().contains(w)))
+                .take(limit)
                 .cloned()
                 .collect())
         }
@@ -136,11 +160,20 @@ mod tests {
 
     struct Broken;
 
-    impl HistorySource for Broken {
+    impl PageSource for Broken {
         type Error = &'static str;
 
-        async fn search(&self, _: &HistoryQuery) -> Result<Vec<HistoryItem>, &'static str> {
+        async fn pages(&self, _: &PageQuery) -> Result<Vec<Page>, &'static str> {
             Err("history unavailable")
+        }
+    }
+
+    fn page(url: &str, title: &str, days_ago: i64) -> Page {
+        Page {
+            url: url.into(),
+            title: title.into(),
+            last_visit_ms: NOW - days_ago * DAY_MS,
+            visit_count: 1,
         }
     }
 
@@ -153,75 +186,69 @@ mod tests {
         }
     }
 
+    fn urls(pages: &[Page]) -> Vec<&str> {
+        pages.iter().map(|p| p.url.as_str()).collect()
+    }
+
     fn block_on<F: Future>(future: F) -> F::Output {
         pollster::block_on(future)
     }
 
     #[test]
-    fn sends_the_question_and_period_to_the_browser() {
-        let history = TableHistory::default();
+    fn sends_the_question_period_and_result_limit_to_the_source() {
+        let source = TablePages::default();
         block_on(local_search(
-            &history,
+            &source,
             "  recursive \n cte  ",
             Period::Month,
             NOW,
         ))
         .unwrap();
         assert_eq!(
-            history.queries.borrow().as_slice(),
-            [HistoryQuery {
+            source.queries.borrow().as_slice(),
+            [PageQuery {
                 text: "recursive cte".into(),
-                start_time: (NOW - 30 * DAY_MS) as f64,
-                max_results: FETCH_LIMIT,
+                start_ms: NOW - 30 * DAY_MS,
+                limit: RESULT_LIMIT,
             }]
         );
     }
 
     #[test]
-    fn returns_cleaned_merged_pages_within_the_period() {
-        let history = TableHistory {
-            items: vec![
-                item(
-                    "https://blog.example/ctes?utm_source=x",
-                    "Recursive CTEs",
-                    1,
-                ),
-                item(
-                    "https://www.google.com/search?q=recursive+ctes",
-                    "recursive ctes - Google Search",
-                    1,
-                ),
-                item("https://blog.example/ctes#cycles", "Recursive CTEs", 2),
-                item("https://old.example/ctes", "Recursive CTEs of old", 10),
+    fn keeps_the_source_order_and_pages_within_the_period() {
+        // Relevance order, as the index answers: not by time.
+        let source = TablePages {
+            pages: vec![
+                page("https://b.example/ctes", "Recursive CTEs", 3),
+                page("https://a.example/ctes", "Recursive CTEs, again", 1),
+                page("https://old.example/ctes", "Recursive CTEs of old", 10),
             ],
-            ..TableHistory::default()
+            ..TablePages::default()
         };
-        let week = block_on(local_search(&history, "recursive", Period::Week, NOW)).unwrap();
+        let week = block_on(local_search(&source, "recursive", Period::Week, NOW)).unwrap();
         assert_eq!(
-            week.iter().map(|p| p.url.as_str()).collect::<Vec<_>>(),
-            ["https://blog.example/ctes"]
+            urls(&week),
+            ["https://b.example/ctes", "https://a.example/ctes"]
         );
-        assert_eq!(week[0].visit_count, 2);
-        let month = block_on(local_search(&history, "recursive", Period::Month, NOW)).unwrap();
-        assert_eq!(month.len(), 2);
+        let month = block_on(local_search(&source, "recursive", Period::Month, NOW)).unwrap();
+        assert_eq!(month.len(), 3);
     }
 
     #[test]
-    fn caps_the_answer_and_survives_an_empty_history() {
-        let items = (0..100)
-            .map(|i| item(&format!("https://e.example/{i}"), "page", 0))
-            .collect();
-        let history = TableHistory {
-            items,
-            ..TableHistory::default()
-        };
-        assert_eq!(
-            block_on(local_search(&history, "", Period::Day, NOW))
-                .unwrap()
-                .len(),
-            RESULT_LIMIT
-        );
-        let empty = TableHistory::default();
+    fn caps_the_answer_even_when_the_source_does_not_and_survives_an_empty_history() {
+        for honours_limit in [false, true] {
+            let source = TablePages {
+                pages: (0..100)
+                    .map(|i| page(&format!("https://e.example/{i}"), "page", 0))
+                    .collect(),
+                honours_limit,
+                ..TablePages::default()
+            };
+            let found = block_on(local_search(&source, "", Period::Day, NOW)).unwrap();
+            assert_eq!(found.len(), RESULT_LIMIT, "honours_limit: {honours_limit}");
+            assert_eq!(found[0].url, "https://e.example/0");
+        }
+        let empty = TablePages::default();
         assert!(
             block_on(local_search(&empty, "anything", Period::Quarter, NOW))
                 .unwrap()
@@ -235,6 +262,61 @@ mod tests {
             block_on(local_search(&Broken, "x", Period::Day, NOW)),
             Err("history unavailable")
         );
+    }
+
+    #[test]
+    fn the_browser_is_asked_for_at_least_the_fetch_limit_and_never_more_than_js_takes() {
+        let max = i32::MAX as u32;
+        let rows: &[(usize, u32)] = &[
+            (0, FETCH_LIMIT),
+            (RESULT_LIMIT, FETCH_LIMIT),
+            (crate::ai::pipeline::KEYWORD_FETCH_LIMIT, FETCH_LIMIT),
+            (FETCH_LIMIT as usize, FETCH_LIMIT),
+            (FETCH_LIMIT as usize + 1, FETCH_LIMIT + 1),
+            (max as usize, max),
+            (max as usize + 1, max),
+            (usize::MAX, max),
+        ];
+        for &(limit, expected) in rows {
+            assert_eq!(browser_fetch_limit(limit), expected, "limit {limit}");
+        }
+    }
+
+    #[test]
+    fn browser_pages_are_cleaned_merged_in_the_browsers_order_and_cut_to_the_limit() {
+        let items = || {
+            vec![
+                item(
+                    "https://blog.example/ctes?utm_source=x",
+                    "Recursive CTEs",
+                    1,
+                ),
+                item(
+                    "https://www.google.com/search?q=recursive+ctes",
+                    "recursive ctes - Google Search",
+                    1,
+                ),
+                item("https://new.example/", "Newer, but seen second", 1),
+                item("https://blog.example/ctes#cycles", "Recursive CTEs", 2),
+                item("chrome://settings", "Settings", 3),
+                item("https://old.example/ctes", "Recursive CTEs of old", 10),
+            ]
+        };
+        let all = browser_pages(items(), RESULT_LIMIT);
+        assert_eq!(
+            urls(&all),
+            [
+                "https://blog.example/ctes",
+                "https://new.example/",
+                "https://old.example/ctes"
+            ]
+        );
+        assert_eq!(all[0].visit_count, 2);
+        assert_eq!(
+            urls(&browser_pages(items(), 2)),
+            ["https://blog.example/ctes", "https://new.example/"]
+        );
+        assert!(browser_pages(items(), 0).is_empty());
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! its [`slot_cap`] of pages not already taken (a page taken by an earlier keyword neither counts nor
 //! uses a slot); its other new pages are kept as leftovers; retrieval stops as soon as the budget is
 //! full. Second pass ([`Budget::finish`]): the budget's remaining room is filled with the leftovers,
-//! again in keyword order. Pages are cleaned and merged ([`crate::history::clean_and_merge`]) before
-//! they are offered, so no slot goes twice to one page or to search noise.
+//! again in keyword order. The pages offered come from a [`crate::search::PageSource`], already
+//! cleaned and merged, so no slot goes twice to one page or to search noise.
 
 use std::collections::HashSet;
 
@@ -67,7 +67,8 @@ impl Budget {
         self.taken.len() >= CANDIDATE_BUDGET
     }
 
-    /// The pages found for the keyword at `keyword_index` (cleaned and merged, best first).
+    /// Offers the pages found for the keyword at `keyword_index`, as the source gave them (cleaned
+    /// and merged, in its order).
     pub fn offer(&mut self, keyword_index: usize, pages: Vec<Page>) -> Offer {
         let cap = slot_cap(keyword_index);
         let mut taken = 0;

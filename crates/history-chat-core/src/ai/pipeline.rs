@@ -16,14 +16,16 @@ use crate::ai::model::{
 use crate::ai::parse;
 use crate::ai::prompts::{MAX_PICKS, expansion_request, ranking_request_with};
 use crate::gemini::{DEFAULT_MODEL, FALLBACK_MODEL};
-use crate::history::{Page, clean_and_merge};
+use crate::history::Page;
 use crate::period::Period;
-use crate::search::{HistoryQuery, HistorySource, no_results_message};
+use crate::search::{PageQuery, PageSource, no_results_message};
 
-/// Entries asked of the browser per keyword. A keyword takes at most 10 pages in the first pass,
-/// but cleaning drops some, pages taken by earlier keywords do not count, and leftovers feed the
-/// second pass; the browser scans its whole URL table either way.
-pub const KEYWORD_FETCH_LIMIT: u32 = 100;
+/// Pages asked of the source per keyword (its [`PageQuery::limit`]): it belongs to the pipeline,
+/// which alone knows how the budget spends them. A keyword takes at most 10 pages in the first
+/// pass, but pages taken by earlier keywords do not count and leftovers feed the second pass, so
+/// it asks for many more. (A browser-backed source asks the browser for more raw entries still:
+/// [`crate::search::FETCH_LIMIT`].)
+pub const KEYWORD_FETCH_LIMIT: usize = 100;
 
 /// What the pipeline needs to know.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -186,9 +188,9 @@ pub struct AiAnswer {
     pub model_used: String,
 }
 
-/// Runs an AI search: keywords from `model`, candidates from `history`, ranking by `model`.
-/// `progress` hears each step.
-pub async fn ai_search<H: HistorySource, M: LanguageModel>(
+/// Runs an AI search: keywords from `model`, candidates from `history` (pages already cleaned and
+/// merged, offered to the budget as they come), ranking by `model`. `progress` hears each step.
+pub async fn ai_search<H: PageSource, M: LanguageModel>(
     history: &H,
     model: &M,
     input: AiInput,
@@ -232,23 +234,23 @@ pub async fn ai_search<H: HistorySource, M: LanguageModel>(
         parse::fallback_keywords(&input.question, count)
     });
 
-    let start_time = input.period.start_ms(input.now_ms) as f64;
+    let start_ms = input.period.start_ms(input.now_ms);
     let mut budget = Budget::new();
     let keyword_total = session.answer.keywords.len();
     for (index, keyword) in session.answer.keywords.iter().enumerate() {
         if model.cancelled() {
             return session.cancelled(budget.finish());
         }
-        let query = HistoryQuery {
+        let query = PageQuery {
             text: keyword.clone(),
-            start_time,
-            max_results: KEYWORD_FETCH_LIMIT,
+            start_ms,
+            limit: KEYWORD_FETCH_LIMIT,
         };
-        let Ok(items) = history.search(&query).await else {
+        let Ok(pages) = history.pages(&query).await else {
             session.answer.notices.push(Notice::HistoryUnavailable);
             return session.answer;
         };
-        let offer = budget.offer(index, clean_and_merge(items));
+        let offer = budget.offer(index, pages);
         (session.progress)(Progress::Searching {
             candidates: budget.len(),
             budget: CANDIDATE_BUDGET,

@@ -43,7 +43,6 @@ pub use persist::{FORMAT_VERSION, LoadError};
 
 use crate::clean::clean_url;
 use crate::history::{HistoryItem, Page};
-use crate::search::{HistoryQuery, HistorySource};
 use score::FieldCounts;
 use text::{Parts, Scratch, Stemmers, fold_words_with};
 
@@ -777,40 +776,5 @@ impl Index {
                 score,
             })
             .collect()
-    }
-}
-
-/// The index as a [`HistorySource`]: what the search pipeline asks of `chrome.history`, answered
-/// from the index. Each query's text is matched like [`Index::search_keyword`] (relevance order,
-/// not the browser's most-recent-first); an empty text gives the period's most recent pages;
-/// `max_results: 0` means no limit, as in the browser. Items carry cleaned URLs, already merged.
-#[derive(Debug, Clone, Copy)]
-pub struct IndexSource<'a> {
-    /// The index searched.
-    pub index: &'a Index,
-    /// The current time, for the recency prior (ms since the Unix epoch).
-    pub now_ms: i64,
-}
-
-impl HistorySource for IndexSource<'_> {
-    type Error = std::convert::Infallible;
-
-    async fn search(&self, query: &HistoryQuery) -> Result<Vec<HistoryItem>, Self::Error> {
-        // `as` saturates and maps NaN to 0: the right reading of an untrusted JS number.
-        let start_ms = query.start_time as i64;
-        let limit = match query.max_results {
-            0 => usize::MAX,
-            n => n as usize,
-        };
-        let pages = if query.text.trim().is_empty() {
-            self.index.recent(start_ms, limit)
-        } else {
-            self.index
-                .search_keyword(&query.text, start_ms, self.now_ms, limit)
-                .into_iter()
-                .map(|hit| hit.page)
-                .collect()
-        };
-        Ok(pages.into_iter().map(HistoryItem::from).collect())
     }
 }

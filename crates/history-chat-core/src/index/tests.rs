@@ -642,35 +642,3 @@ fn incremental_upserts_give_the_same_answers_as_a_build() {
         );
     }
 }
-
-#[test]
-fn index_source_answers_the_pipeline_like_the_browser_would() {
-    use crate::search::{HistoryQuery, HistorySource, local_search};
-    let index = sample();
-    let source = IndexSource {
-        index: &index,
-        now_ms: NOW,
-    };
-    let ask = |text: &str, start: i64, max: u32| {
-        pollster::block_on(source.search(&HistoryQuery {
-            text: text.to_owned(),
-            start_time: start as f64,
-            max_results: max,
-        }))
-        .unwrap()
-    };
-    let found = ask("cycle", 0, 0);
-    assert_eq!(found[0].url, "https://blog.example/sql/recursive-ctes");
-    assert_eq!(ask("", NOW - 2 * DAY_MS, 0).len(), 2);
-    assert_eq!(ask("", 0, 3).len(), 3);
-    assert!(ask("cafe", NOW - DAY_MS, 0).is_empty());
-    // The existing local search runs on it unchanged.
-    let pages = pollster::block_on(local_search(
-        &source,
-        "strasse",
-        crate::period::Period::Week,
-        NOW,
-    ))
-    .unwrap();
-    assert_eq!(pages[0].url, "https://de.example/strasse");
-}

@@ -5,7 +5,7 @@ use std::future::Future;
 use super::*;
 use crate::ai::fit::{ContextUse, MIN_TITLE_CHARS};
 use crate::ai::model::CallKind;
-use crate::history::HistoryItem;
+use crate::history::{HistoryItem, clean_and_merge};
 use crate::period::DAY_MS;
 
 const NOW: i64 = 1_780_000_000_000;
@@ -59,20 +59,31 @@ impl LanguageModel for Scripted {
     }
 }
 
-/// A history in memory: a keyword matches the titles that contain it. Records its queries, and can
-/// fail or cancel the model after some searches.
+/// A history in memory, cleaned and merged once as every [`PageSource`] answers: a keyword matches
+/// the pages whose titles contain it, in the table's order, cut to the limit. Records its queries,
+/// and can fail or cancel the model after some searches.
 #[derive(Default)]
 struct Table<'a> {
-    items: Vec<HistoryItem>,
-    queries: RefCell<Vec<HistoryQuery>>,
+    pages: Vec<Page>,
+    queries: RefCell<Vec<PageQuery>>,
     fail: bool,
     cancel_after: Option<(usize, &'a Scripted)>,
 }
 
-impl HistorySource for Table<'_> {
+impl Table<'_> {
+    /// The pages of these browser entries.
+    fn new(items: Vec<HistoryItem>) -> Self {
+        Table {
+            pages: clean_and_merge(items),
+            ..Table::default()
+        }
+    }
+}
+
+impl PageSource for Table<'_> {
     type Error = &'static str;
 
-    async fn search(&self, query: &HistoryQuery) -> Result<Vec<HistoryItem>, &'static str> {
+    async fn pages(&self, query: &PageQuery) -> Result<Vec<Page>, &'static str> {
         self.queries.borrow_mut().push(query.clone());
         if let Some((after, model)) = self.cancel_after
             && self.queries.borrow().len() >= after
@@ -83,11 +94,11 @@ impl HistorySource for Table<'_> {
             return Err("history unavailable");
         }
         Ok(self
-            .items
+            .pages
             .iter()
-            .filter(|item| item.last_visit_ms as f64 >= query.start_time)
-            .filter(|item| item.title.to_lowercase().contains(&query.text))
-            .take(query.max_results as usize)
+            .filter(|page| page.last_visit_ms >= query.start_ms)
+            .filter(|page| page.title.to_lowercase().contains(&query.text))
+            .take(query.limit)
             .cloned()
             .collect())
     }
@@ -188,10 +199,7 @@ fn candidate_lines(request: &ModelRequest) -> Vec<&str> {
 fn happy_path_for_each_depth() {
     for depth in Depth::ALL {
         let count = depth.keyword_count();
-        let history = Table {
-            items: big_history(),
-            ..Table::default()
-        };
+        let history = Table::new(big_history());
         let model = Scripted::new([
             keywords_reply(count),
             reply(r#"[{"id": 2, "reason": "Second page"}, {"id": 1, "reason": "First page"}]"#),
@@ -217,8 +225,7 @@ fn happy_path_for_each_depth() {
         assert!(
             queries
                 .iter()
-                .all(|q| q.start_time == (NOW - 7 * DAY_MS) as f64
-                    && q.max_results == KEYWORD_FETCH_LIMIT)
+                .all(|q| q.start_ms == NOW - 7 * DAY_MS && q.limit == KEYWORD_FETCH_LIMIT)
         );
 
         // At most 100 distinct cleaned pages reach the model, nothing else from history.
@@ -275,10 +282,7 @@ fn candidates_per_depth() {
         (Depth::Sheerlock, 100, 10),
     ];
     for (depth, candidates, searched) in rows {
-        let history = Table {
-            items: big_history(),
-            ..Table::default()
-        };
+        let history = Table::new(big_history());
         let model = Scripted::new([keywords_reply(depth.keyword_count()), reply("[1]")]);
         let (answer, _) = search(&history, &model, input("q", depth));
         assert_eq!(answer.candidate_count, candidates, "{depth:?}");
@@ -335,10 +339,7 @@ fn small_history() -> Vec<HistoryItem> {
 #[test]
 fn an_expansion_failure_falls_back_to_the_question_and_still_answers() {
     for failure in every_failure() {
-        let history = Table {
-            items: small_history(),
-            ..Table::default()
-        };
+        let history = Table::new(small_history());
         let mut script: Vec<_> = (0..attempts(&failure))
             .map(|_| Err(failure.clone()))
             .collect();
@@ -368,10 +369,7 @@ fn an_expansion_failure_falls_back_to_the_question_and_still_answers() {
 
 #[test]
 fn a_ranking_cut_at_the_output_limit_keeps_its_complete_picks_and_says_so() {
-    let history = Table {
-        items: small_history(),
-        ..Table::default()
-    };
+    let history = Table::new(small_history());
     let cut = Ok(ModelReply {
         text: r#"[{"id": 2, "reason": "complete"}, {"id": 1, "reason": "cut mi"#.into(),
         usage: None,
@@ -387,10 +385,7 @@ fn a_ranking_cut_at_the_output_limit_keeps_its_complete_picks_and_says_so() {
 
 #[test]
 fn a_small_context_window_shrinks_the_ranking_request_until_it_fits() {
-    let history = Table {
-        items: big_history(),
-        ..Table::default()
-    };
+    let history = Table::new(big_history());
     let mut model = Scripted::new([
         keywords_reply(20),
         reply(r#"[{"id": 1, "reason": "first"}]"#),
@@ -433,10 +428,7 @@ fn a_small_context_window_shrinks_the_ranking_request_until_it_fits() {
 #[test]
 fn a_ranking_failure_shows_the_first_five_candidates() {
     for failure in every_failure() {
-        let history = Table {
-            items: small_history(),
-            ..Table::default()
-        };
+        let history = Table::new(small_history());
         let mut script = vec![reply(r#"["tarte"]"#)];
         script.extend((0..attempts(&failure)).map(|_| Err(failure.clone())));
         let model = Scripted::new(script);
@@ -493,10 +485,7 @@ fn retries_wait_as_told() {
         ),
     ];
     for (script, sleeps, retries) in rows {
-        let history = Table {
-            items: small_history(),
-            ..Table::default()
-        };
+        let history = Table::new(small_history());
         let model = Scripted::new(script);
         let (_, steps) = search(&history, &model, input("tarte", Depth::Superficial));
         assert_eq!(*model.sleeps.borrow(), sleeps);
@@ -510,10 +499,7 @@ fn retries_wait_as_told() {
 
 #[test]
 fn a_missing_model_is_replaced_once_by_the_fallback() {
-    let history = Table {
-        items: small_history(),
-        ..Table::default()
-    };
+    let history = Table::new(small_history());
     let gone = || {
         Err(ModelFailure::ModelNotFound {
             model: "gemini-2.5-flash".into(),
@@ -611,10 +597,7 @@ fn unusable_answers_fall_back() {
         ),
     ];
     for (keywords, ranking, picks, notices) in rows {
-        let history = Table {
-            items: small_history(),
-            ..Table::default()
-        };
+        let history = Table::new(small_history());
         let model = Scripted::new([reply(keywords), reply(ranking)]);
         let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
         let expected: Vec<String> = picks
@@ -629,10 +612,7 @@ fn unusable_answers_fall_back() {
 
 #[test]
 fn nothing_found_means_no_ranking_call() {
-    let history = Table {
-        items: small_history(),
-        ..Table::default()
-    };
+    let history = Table::new(small_history());
     let model = Scripted::new([reply(r#"["quiche", "lorraine"]"#)]);
     let (answer, _) = search(&history, &model, input("quiche lorraine", Depth::Regular));
     assert_eq!(model.kinds(), [CallKind::Expansion]);
@@ -650,9 +630,8 @@ fn nothing_found_means_no_ranking_call() {
 #[test]
 fn a_history_error_is_a_notice_and_no_ranking() {
     let history = Table {
-        items: small_history(),
         fail: true,
-        ..Table::default()
+        ..Table::new(small_history())
     };
     let model = Scripted::new([reply(r#"["tarte"]"#)]);
     let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
@@ -664,10 +643,7 @@ fn a_history_error_is_a_notice_and_no_ranking() {
 #[test]
 fn cancelling_stops_at_once_and_keeps_what_was_found() {
     // During expansion: nothing searched.
-    let history = Table {
-        items: small_history(),
-        ..Table::default()
-    };
+    let history = Table::new(small_history());
     let model = Scripted::new([Err(ModelFailure::Cancelled)]);
     let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
     assert!(answer.cancelled);
@@ -678,9 +654,8 @@ fn cancelling_stops_at_once_and_keeps_what_was_found() {
     // During retrieval: no more searches, no ranking.
     let model = Scripted::new([reply(r#"["tarte", "recette", "tatin"]"#)]);
     let history = Table {
-        items: small_history(),
         cancel_after: Some((1, &model)),
-        ..Table::default()
+        ..Table::new(small_history())
     };
     let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
     assert!(answer.cancelled);
@@ -690,10 +665,7 @@ fn cancelling_stops_at_once_and_keeps_what_was_found() {
     assert_eq!(answer.picks.len(), MAX_PICKS);
 
     // During ranking: the first candidates.
-    let history = Table {
-        items: small_history(),
-        ..Table::default()
-    };
+    let history = Table::new(small_history());
     let model = Scripted::new([reply(r#"["tarte"]"#), Err(ModelFailure::Cancelled)]);
     let (answer, _) = search(&history, &model, input("tarte", Depth::Regular));
     assert!(answer.cancelled);
@@ -703,10 +675,7 @@ fn cancelling_stops_at_once_and_keeps_what_was_found() {
 
 #[test]
 fn the_answer_travels_as_json() {
-    let history = Table {
-        items: small_history(),
-        ..Table::default()
-    };
+    let history = Table::new(small_history());
     let model = Scripted::new([
         reply(r#"["tarte"]"#),
         reply(r#"[{"id": 1, "reason": "r"}]"#),
