@@ -1,6 +1,7 @@
 //! `chrome.storage`: settings in `sync`, the conversation in `local`.
 
 use history_chat_core::conversation::{self, LoadedConversation, Turn};
+use history_chat_core::history::RemovedVisits;
 use history_chat_core::settings::Settings;
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
@@ -105,26 +106,23 @@ pub async fn save_turn(key: &str, turn: &Turn) -> Result<(), ChromeError> {
         .map(drop)
 }
 
-/// Removes from the stored conversation every result `still_in_history` rejects (pages deleted from
-/// the browser's history), rewriting only the turns that showed one.
-pub async fn forget_in_conversation(
-    still_in_history: impl Fn(&str) -> bool,
-) -> Result<(), ChromeError> {
+/// Removes from the stored conversation the pages just deleted from the browser's history
+/// (`chrome.history.onVisitRemoved`'s `removed`): reads every stored item, lets the core say which
+/// turns to rewrite ([`conversation::forget_removed`]), and writes those in one call (nothing when
+/// no turn showed a removed page).
+pub async fn forget_in_conversation(removed: &RemovedVisits) -> Result<(), ChromeError> {
+    let rewrites = conversation::forget_removed(local_items().await?, removed);
+    if rewrites.is_empty() {
+        return Ok(());
+    }
     let mut changed = Map::new();
-    for (key, value) in local_items().await? {
-        if conversation::key_time_ms(&key).is_none() {
-            continue;
-        }
-        if let Some(turn) = conversation::forget_pages(value, &still_in_history) {
-            let value = serde_json::to_value(turn).map_err(|error| ChromeError::Unreadable {
+    for rewrite in rewrites {
+        let value =
+            serde_json::to_value(rewrite.turn).map_err(|error| ChromeError::Unreadable {
                 api: LOCAL_SET,
                 message: error.to_string(),
             })?;
-            changed.insert(key, value);
-        }
-    }
-    if changed.is_empty() {
-        return Ok(());
+        changed.insert(rewrite.key, value);
     }
     call(LOCAL_SET, local_set, &to_js(LOCAL_SET, &changed)?)
         .await

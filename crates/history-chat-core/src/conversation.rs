@@ -6,13 +6,16 @@
 //! other's turns; and the time in the key lets retention delete a turn even when its value is
 //! unreadable.
 
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ai::Depth;
 use crate::ai::model::{ModelFailure, Usage};
 use crate::ai::pipeline::AiAnswer;
-use crate::history::Page;
+use crate::clean::clean_url;
+use crate::history::{Page, RemovedVisits};
 use crate::lenient::or_default;
 use crate::period::Period;
 use crate::settings::Retention;
@@ -294,18 +297,43 @@ pub fn load(
     loaded
 }
 
-/// Drops from a stored turn the results that `still_in_history` rejects (pages the user deleted
-/// from their history). Returns the turn to write back, or `None` when nothing changed or the value
-/// is not a readable turn (left alone).
-pub fn forget_pages(value: Value, still_in_history: impl Fn(&str) -> bool) -> Option<Turn> {
-    let mut turn = match value {
-        Value::Object(_) => serde_json::from_value::<Turn>(value).ok()?,
-        _ => return None,
-    };
-    let before = turn.results.len();
-    turn.results
-        .retain(|result| still_in_history(&result.page.url));
-    (turn.results.len() != before).then_some(turn)
+/// What to write back after pages were deleted from the browser's history
+/// (`chrome.history.onVisitRemoved`), so that no stored answer still shows them.
+///
+/// `entries` are the stored `(key, value)` pairs as read from `chrome.storage.local` (other keys
+/// are ignored). Returns the turns to rewrite under their keys, without the removed results: every
+/// turn that had results when `removed.all_history`, otherwise only the turns that showed one of
+/// `removed.urls`. Stored results hold cleaned URLs, so each removed raw URL is cleaned
+/// ([`clean_url`]) before comparing; a raw URL that cleaning rejects was never shown. A value that
+/// is not a readable turn is left alone (as [`load`] keeps it), and nothing is written for a
+/// turn that did not change.
+pub fn forget_removed(
+    entries: impl IntoIterator<Item = (String, Value)>,
+    removed: &RemovedVisits,
+) -> Vec<StoredTurn> {
+    let gone: HashSet<String> = removed
+        .urls
+        .iter()
+        .filter_map(|raw| clean_url(raw).ok())
+        .map(String::from)
+        .collect();
+    if !removed.all_history && gone.is_empty() {
+        return Vec::new();
+    }
+    entries
+        .into_iter()
+        .filter(|(key, _)| key_time_ms(key).is_some())
+        .filter_map(|(key, value)| {
+            let mut turn = match value {
+                Value::Object(_) => serde_json::from_value::<Turn>(value).ok()?,
+                _ => return None,
+            };
+            let before = turn.results.len();
+            turn.results
+                .retain(|result| !removed.all_history && !gone.contains(&result.page.url));
+            (turn.results.len() != before).then_some(StoredTurn { key, turn })
+        })
+        .collect()
 }
 
 /// Every conversation key among stored keys: what "Clear conversation" removes.
@@ -514,14 +542,97 @@ mod tests {
         assert_eq!(loaded.expired[0], turn_key(NOW - MAX_TURNS as i64, 0));
     }
 
+    /// A stored local turn showing these cleaned URLs, under `turn_key(NOW - nonce, nonce)`.
+    fn showing(nonce: u32, urls: &[&str]) -> (String, Value) {
+        let at_ms = NOW - i64::from(nonce);
+        let pages = urls
+            .iter()
+            .map(|url| Page {
+                url: (*url).to_owned(),
+                title: "T".into(),
+                last_visit_ms: at_ms - 1,
+                visit_count: 1,
+            })
+            .collect();
+        let turn = Turn::local(at_ms, "q", Period::Week, Ok(pages));
+        (turn_key(at_ms, nonce), serde_json::to_value(turn).unwrap())
+    }
+
     #[test]
-    fn forgetting_pages_rewrites_only_the_turns_that_showed_them() {
-        let (_, value) = stored(NOW, 1, "q");
-        assert_eq!(forget_pages(value.clone(), |_| true), None);
-        let forgotten = forget_pages(value, |url| url != "https://a.example/").unwrap();
-        assert!(forgotten.results.is_empty());
-        assert_eq!(forgotten.question, "q");
-        assert_eq!(forget_pages(json!("junk"), |_| false), None);
+    fn forgetting_removed_pages_rewrites_only_the_turns_that_showed_them() {
+        const A: &str = "https://a.example/";
+        const B: &str = "https://b.example/page";
+        const C: &str = "https://c.example/?id=7";
+        let stored = || {
+            vec![
+                showing(1, &[A, B]),
+                showing(2, &[B, C]),
+                showing(3, &[C]),
+                showing(4, &[]),
+                (turn_key(NOW - 5, 5), json!("unreadable")),
+                (
+                    turn_key(NOW - 6, 6),
+                    json!({"results": "bad", "question": 1}),
+                ),
+                ("settings".to_owned(), json!({"results": [{"url": A}]})),
+            ]
+        };
+        let urls = |raw: &[&str]| RemovedVisits {
+            all_history: false,
+            urls: raw.iter().map(|u| (*u).to_owned()).collect(),
+        };
+        /// The turns rewritten, by nonce, with the URLs each keeps.
+        type Rewrites<'a> = Vec<(u32, Vec<&'a str>)>;
+        // (case, removal, expected rewrites)
+        let rows: Vec<(&str, RemovedVisits, Rewrites)> = vec![
+            ("one page", urls(&[A]), vec![(1, vec![B])]),
+            (
+                "several pages",
+                urls(&[A, C]),
+                vec![(1, vec![B]), (2, vec![B]), (3, vec![])],
+            ),
+            (
+                "all history",
+                RemovedVisits {
+                    all_history: true,
+                    urls: Vec::new(),
+                },
+                vec![(1, vec![]), (2, vec![]), (3, vec![])],
+            ),
+            (
+                "a raw URL with tracking parameters and a fragment",
+                urls(&["https://c.example/?utm_source=news&id=7#top"]),
+                vec![(2, vec![B]), (3, vec![])],
+            ),
+            (
+                "nothing shown",
+                urls(&["https://elsewhere.example/", "chrome://settings", ""]),
+                vec![],
+            ),
+            ("an empty removal", urls(&[]), vec![]),
+        ];
+        for (case, removed, expected) in rows {
+            let rewrites = forget_removed(stored(), &removed);
+            let got: Vec<(String, Vec<&str>)> = rewrites
+                .iter()
+                .map(|stored| {
+                    let left = stored
+                        .turn
+                        .results
+                        .iter()
+                        .map(|r| r.page.url.as_str())
+                        .collect();
+                    (stored.key.clone(), left)
+                })
+                .collect();
+            let expected: Vec<(String, Vec<&str>)> = expected
+                .into_iter()
+                .map(|(nonce, left)| (turn_key(NOW - i64::from(nonce), nonce), left))
+                .collect();
+            assert_eq!(got, expected, "{case}");
+            // The rest of each rewritten turn is kept.
+            assert!(rewrites.iter().all(|s| s.turn.question == "q"), "{case}");
+        }
     }
 
     #[test]
