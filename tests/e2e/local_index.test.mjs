@@ -84,7 +84,7 @@ describe('smart local search in a seeded profile', () => {
   for (const c of CASES) {
     test(`${c.what}: "${c.query}" finds its page as you type and committed${c.literalFinds ? '' : '; the browser alone does not'}`, async (t) => {
       const literal = await literalSearch(popup, c.query);
-      // Chrome's matcher is an AND of word prefixes (DESIGN.md §3): order does not matter to it,
+      // Chrome's matcher is an AND of word prefixes (see crates/history-chat-core/src/index/literal.rs): order does not matter to it,
       // accents, typos and other inflections do.
       assert.equal(literal.includes(c.href), c.literalFinds, `chrome.history.search("${c.query}") gave ${JSON.stringify(literal)}`);
       t.diagnostic(`chrome.history.search("${c.query}") alone: ${literal.includes(c.href) ? 'finds it' : `misses it (${literal.length} results)`}`);

@@ -1,5 +1,5 @@
 //! AI mode: a Gemini key turns the question into keywords, history is searched keyword by keyword
-//! within a budget of 100 candidates, and the model ranks them with a reason each (DESIGN.md §2).
+//! within a budget of 100 candidates, and the model ranks them with a reason each.
 //!
 //! Everything here is pure: the model and the history are traits the host implements, time is
 //! passed in, and every decision (retries, fallbacks, what the user is told) is made here so the host

@@ -1,9 +1,9 @@
 //! URL cleaning: one normal form per page, and the pages that are never shown.
 //!
-//! The rules (DESIGN.md §2 step 4): drop the `#fragment`, drop tracking parameters, sort what remains;
-//! exclude Google search result pages and everything that is not a web page (`chrome://`,
-//! `chrome-extension://`, `file://`, `about:`, `data:`, `javascript:`, `view-source:`, …). Only
-//! `http` and `https` pages pass, which is also what makes "only http(s) links are ever opened" hold.
+//! The rules: drop the `#fragment`, drop tracking parameters, sort what remains; exclude Google
+//! search result pages and everything that is not a web page (`chrome://`, `chrome-extension://`,
+//! `file://`, `about:`, `data:`, `javascript:`, `view-source:`, …). Only `http` and `https` pages
+//! pass, which is also what makes "only http(s) links are ever opened" hold.
 //!
 //! The query string is edited as raw text, piece by piece, so the parameters we keep are byte-for-byte
 //! what the site wrote (re-encoding could turn `%20` into `+` and change the page).

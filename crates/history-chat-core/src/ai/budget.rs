@@ -1,4 +1,5 @@
-//! Budgeted retrieval (DESIGN.md §2 step 3): at most [`CANDIDATE_BUDGET`] candidates whatever the
+//! Budgeted retrieval, the step between keyword expansion and ranking in
+//! [`crate::ai::pipeline::ai_search`]: at most [`CANDIDATE_BUDGET`] candidates whatever the
 //! depth, spread over the keywords by rank.
 //!
 //! History is searched one keyword at a time, in keyword order. First pass: each keyword takes up to
@@ -12,8 +13,8 @@ use std::collections::HashSet;
 
 use crate::history::Page;
 
-/// Most candidates sent to the ranking call: what the model can compare well in one prompt, and all
-/// that leaves the machine (DESIGN.md §2 step 8).
+/// Most candidates sent to the ranking call: what the model can compare well in one prompt, and the
+/// only pages of the history that ever leave the machine.
 pub const CANDIDATE_BUDGET: usize = 100;
 
 /// Pages each keyword may take in the first pass, by its position (0-based): the 10 best keywords get

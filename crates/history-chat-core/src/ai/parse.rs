@@ -1,4 +1,5 @@
-//! Tolerant readers for what the model writes back (DESIGN.md §2 step 6).
+//! Tolerant readers for what the model writes back: the keywords of the expansion call and the
+//! picks of the ranking call ([`crate::ai::pipeline::ai_search`]).
 //!
 //! Both calls ask for raw JSON, and usually get it; when they do not, the text may be wrapped in a
 //! markdown code fence, surrounded by prose, wrapped in an object, or cut short by the token limit.

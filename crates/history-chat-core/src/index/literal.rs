@@ -1,5 +1,5 @@
-//! A faithful simulation of `chrome.history.search`'s matcher (DESIGN.md §3), to measure what the
-//! browser alone finds and to test the fusion against it.
+//! A faithful simulation of `chrome.history.search`'s matcher, to measure what the browser alone
+//! finds and to test the fusion against it.
 //!
 //! Title and URL are lower-cased and split into words (runs of letters and digits); the query too.
 //! Every query word must match (AND): a word of three characters or more as a prefix of some word,

@@ -2,8 +2,8 @@
 //! type, without a key and without the network.
 //!
 //! `chrome.history.search` only finds pages whose title or URL contain every query word as typed
-//! (DESIGN.md §3): "cte recursive cycles" finds nothing, nor "cafe" for "café", a typo, a plural or a
-//! sentence. The [`Index`] is built once from the whole history (one
+//! (its matcher is simulated in [`literal`]): "cte recursive cycles" finds nothing, nor "cafe" for
+//! "café", a typo, a plural or a sentence. The [`Index`] is built once from the whole history (one
 //! `chrome.history.search({text: "", startTime: 0, maxResults: 0})`), kept up to date from
 //! `onVisited` / `onVisitRemoved`, saved with [`Index::to_bytes`] and loaded with
 //! [`Index::from_bytes`] when the service worker restarts.
@@ -354,7 +354,7 @@ impl Index {
         self.run(&words, start_ms, now_ms, limit)
     }
 
-    /// The pages matching one keyword (AI mode's per-keyword retrieval, DESIGN.md §2 step 3), in
+    /// The pages matching one keyword (AI mode's per-keyword retrieval, [`crate::ai::budget`]), in
     /// relevance order, within the period, at most `limit`. The keyword matches like a query's
     /// last word (exact, stem, typo, prefix); a keyword with no searchable word matches nothing.
     pub fn search_keyword(
