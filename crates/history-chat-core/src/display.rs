@@ -1,4 +1,4 @@
-//! What the UI prints: readable URLs and relative times.
+//! What the UI prints: readable URLs, titles and relative times.
 
 use url::Url;
 

@@ -7,13 +7,20 @@
 //! - [`clean`]: URL normalisation and the exclusion rules (what never reaches the user or a model).
 //! - [`history`]: history items as the browser gives them, and pages once cleaned and merged.
 //! - [`period`]: the search periods ("last 7 days") and their arithmetic.
-//! - [`display`]: readable URLs and relative times for the UI.
+//! - [`display`]: readable URLs, titles (the URL when there is none) and relative times, for the UI.
 //! - [`settings`]: the user's settings, loaded leniently so older and newer versions can share them.
 //! - [`conversation`]: the conversation log: turns, their storage keys, retention.
 //! - [`search`]: retrieval's one shape, the [`search::PageSource`] trait (cleaned, merged pages
 //!   for a [`search::PageQuery`]), the local search over it, and its status wording.
-//! - [`ai`]: AI mode: keyword expansion, budgeted retrieval and ranking, against a model trait.
+//! - [`index`]: the local full-text index: word folding and stems, typo matching, BM25F scoring,
+//!   fusion with the browser's results, the versioned snapshot, and the recall evaluation.
+//! - [`messages`]: the one request/response enum between the extension's pages and its service
+//!   worker.
+//! - [`ai`]: AI mode: engine choice, keyword expansion, budgeted retrieval and ranking, against a
+//!   model trait.
 //! - [`gemini`]: the Gemini API's wire format: request bodies, and what responses mean.
+//! - `lenient` (private): serde helpers that give an unreadable stored value its default instead of
+//!   failing the whole record.
 
 pub mod ai;
 pub mod clean;

@@ -1,6 +1,7 @@
 //! Search depth: how many keywords the model is asked for when it expands the question (the first
-//! step of [`crate::ai::pipeline::ai_search`]). The candidate budget stays at 100 whatever the depth
-//! ([`crate::ai::budget::CANDIDATE_BUDGET`]); a deeper search only spreads it over more keywords.
+//! step of [`crate::ai::pipeline::ai_search`]). The candidate budget stays at 100 whatever the
+//! depth ([`crate::ai::budget::CANDIDATE_BUDGET`]); a deeper search only spreads it over more
+//! keywords.
 
 use serde::{Deserialize, Serialize};
 
