@@ -50,7 +50,8 @@ pub const SPECIAL_FOLDS: &[(char, &str)] = &[
 ];
 
 /// English and French stop words, folded (no accents, lower case). Small on purpose: only words
-/// that carry no topic. Kept sorted for the binary search in [`is_stop_word`].
+/// that carry no topic. Kept sorted and without duplicates so it is easy to read and review (a test
+/// checks both); [`is_stop_word`] looks words up in a hash set built from it.
 pub const STOP_WORDS: &[&str] = &[
     "a", "about", "after", "ai", "all", "an", "and", "any", "are", "as", "at", "au", "aux", "avec",
     "be", "been", "but", "by", "c", "can", "ce", "ces", "cet", "cette", "d", "dans", "de", "des",
@@ -64,12 +65,13 @@ pub const STOP_WORDS: &[&str] = &[
     "when", "where", "which", "who", "why", "will", "with", "y", "you", "your",
 ];
 
-/// [`STOP_WORDS`] as a hash set, built on first use: a hash of a short word is cheaper than a
-/// binary search through 150 strings, and every indexed word is checked.
+/// [`STOP_WORDS`] as a hash set, built on first use: hashing a short word is cheaper than a binary
+/// search through the list's 130-odd strings, and every indexed word is checked.
 static STOP_WORD_SET: LazyLock<FxHashSet<&'static str>> =
     LazyLock::new(|| STOP_WORDS.iter().copied().collect());
 
-/// Whether a folded word is a stop word.
+/// Whether a folded word is a stop word. No stop word is longer than 5 bytes (a test checks), so a
+/// longer word is answered without hashing.
 pub fn is_stop_word(word: &str) -> bool {
     word.len() <= 5 && STOP_WORD_SET.contains(word)
 }
