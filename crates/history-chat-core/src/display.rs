@@ -2,6 +2,7 @@
 
 use url::Url;
 
+use crate::percent::{InvalidUtf8, percent_decode};
 use crate::period::{DAY_MS, HOUR_MS};
 
 /// Longest readable URL, in characters, before it is cut with an ellipsis.
@@ -26,8 +27,8 @@ pub fn readable_url(url: &str) -> String {
         rest.push('?');
         rest.push_str(query);
     }
-    let rest = percent_decode(&rest);
-    let rest = if rest == "/" { "" } else { rest.as_str() };
+    let rest = percent_decode(&rest, false, InvalidUtf8::KeepAsWritten);
+    let rest = if rest == "/" { "" } else { &*rest };
     truncate(&format!("{host}{rest}"), READABLE_URL_MAX_CHARS)
 }
 
@@ -64,30 +65,6 @@ pub fn relative_time(now_ms: i64, then_ms: i64) -> String {
         _ if ago < 365 * DAY_MS => plural(ago / (30 * DAY_MS), "month"),
         _ => plural(ago / (365 * DAY_MS), "year"),
     }
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (
-            bytes[i],
-            bytes.get(i + 1).copied().and_then(hex),
-            bytes.get(i + 2).copied().and_then(hex),
-        ) {
-            (b'%', Some(hi), Some(lo)) => {
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-            }
-            (byte, _, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
 }
 
 fn truncate(text: &str, max_chars: usize) -> String {

@@ -19,6 +19,7 @@
 //! - [`ai`]: AI mode: engine choice, keyword expansion, budgeted retrieval and ranking, against a
 //!   model trait.
 //! - [`gemini`]: the Gemini API's wire format: request bodies, and what responses mean.
+//! - `percent` (private): the one percent-decoder of URL pieces, for [`display`] and [`index`].
 //! - `lenient` (private): serde helpers that give an unreadable stored value its default instead of
 //!   failing the whole record.
 
@@ -31,6 +32,7 @@ pub mod history;
 pub mod index;
 mod lenient;
 pub mod messages;
+mod percent;
 pub mod period;
 pub mod search;
 pub mod settings;

@@ -43,6 +43,7 @@ pub use persist::{FORMAT_VERSION, LoadError};
 
 use crate::clean::clean_url;
 use crate::history::{HistoryItem, Page};
+use crate::percent::{InvalidUtf8, percent_decode};
 use score::FieldCounts;
 use text::{Parts, Scratch, Stemmers, fold_words_with};
 
@@ -164,7 +165,7 @@ fn page_words(scratch: &mut Scratch, title: &str, url: &str, mut emit: impl FnMu
     }
     let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
     for segment in path.split('/').filter(|s| !s.is_empty()) {
-        let segment = text::percent_decode(segment, false);
+        let segment = percent_decode(segment, false, InvalidUtf8::Replace);
         fold_words_with(scratch, &segment, Parts::Split, |w| {
             if !text::PATH_NOISE.contains(&w) {
                 emit(w, Field::Path)
@@ -174,7 +175,7 @@ fn page_words(scratch: &mut Scratch, title: &str, url: &str, mut emit: impl FnMu
     for pair in query.split('&') {
         let value = pair.split_once('=').map_or("", |(_, v)| v);
         if !value.is_empty() {
-            let value = text::percent_decode(value, true);
+            let value = percent_decode(value, true, InvalidUtf8::Replace);
             fold_words_with(scratch, &value, Parts::Split, |w| emit(w, Field::Query));
         }
     }

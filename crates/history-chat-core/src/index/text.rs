@@ -17,7 +17,6 @@
 //! English and French stemmers: history has no language tag, so a word gets both stems and a query
 //! word matches any indexed word that shares one of them.
 
-use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -297,31 +296,6 @@ pub const HOST_NOISE: &[&str] = &["amp", "co", "com", "m", "mobile", "net", "org
 /// Path words that are file types, not topics.
 pub const PATH_NOISE: &[&str] = &["asp", "aspx", "htm", "html", "index", "jsp", "php", "shtml"];
 
-/// Decodes `%xx` escapes of a URL piece (and `+` as a space in queries); invalid UTF-8 is replaced.
-pub fn percent_decode(piece: &str, plus_is_space: bool) -> Cow<'_, str> {
-    let escaped = piece.contains('%') || (plus_is_space && piece.contains('+'));
-    if !escaped {
-        return Cow::Borrowed(piece);
-    }
-    let bytes = piece.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b == b'%' && i + 2 < bytes.len() {
-            let hex = |x: u8| (x as char).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(if plus_is_space && b == b'+' { b' ' } else { b });
-        i += 1;
-    }
-    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,12 +385,5 @@ mod tests {
             assert!(sa[0] == sb[0] || sa[1] == sb[1], "{a} {b}: {sa:?} {sb:?}");
         }
         assert_eq!(stems("5g"), ["5g", "5g"]);
-    }
-
-    #[test]
-    fn percent_decoding() {
-        assert_eq!(percent_decode("caf%C3%A9+au%20lait", true), "café au lait");
-        assert_eq!(percent_decode("a+b%", false), "a+b%");
-        assert_eq!(percent_decode("%zz%4", false), "%zz%4");
     }
 }
