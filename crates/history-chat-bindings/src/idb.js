@@ -35,7 +35,3 @@ export function idbGet(key) {
 export function idbPut(key, bytes) {
   return run('readwrite', (store) => store.put(bytes, key)).then(() => undefined);
 }
-
-export function idbDelete(key) {
-  return run('readwrite', (store) => store.delete(key)).then(() => undefined);
-}

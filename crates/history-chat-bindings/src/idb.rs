@@ -12,13 +12,10 @@ extern "C" {
     fn idb_get(key: &str) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = idbPut)]
     fn idb_put(key: &str, bytes: &js_sys::Uint8Array) -> Result<js_sys::Promise, JsValue>;
-    #[wasm_bindgen(catch, js_name = idbDelete)]
-    fn idb_delete(key: &str) -> Result<js_sys::Promise, JsValue>;
 }
 
 const GET: &str = "indexedDB get";
 const PUT: &str = "indexedDB put";
-const DELETE: &str = "indexedDB delete";
 
 /// The blob stored under `key`, if any.
 pub async fn get(key: &str) -> Result<Option<Vec<u8>>, ChromeError> {
@@ -39,14 +36,5 @@ pub async fn put(key: &str, bytes: &[u8]) -> Result<(), ChromeError> {
     JsFuture::from(promise)
         .await
         .map_err(|e| ChromeError::failed(PUT, e))?;
-    Ok(())
-}
-
-/// Deletes the blob under `key` (nothing happens when there is none).
-pub async fn delete(key: &str) -> Result<(), ChromeError> {
-    let promise = idb_delete(key).map_err(|e| ChromeError::failed(DELETE, e))?;
-    JsFuture::from(promise)
-        .await
-        .map_err(|e| ChromeError::failed(DELETE, e))?;
     Ok(())
 }

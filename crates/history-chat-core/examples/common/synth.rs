@@ -1,4 +1,5 @@
-//! Synthetic, realistic histories shared by `index_bench` (native) and `wasm_probe` (WebAssembly).
+//! Synthetic, realistic histories shared by `index_bench` (native) and the
+//! `history-chat-wasm-bench` crate (WebAssembly, timed in Chromium).
 
 use history_chat_core::history::HistoryItem;
 
