@@ -34,6 +34,8 @@ pub mod typo;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tokenisation_tests;
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
