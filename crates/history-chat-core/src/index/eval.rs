@@ -105,7 +105,11 @@ pub fn run(history: &EvalHistory, queries: &[EvalQuery]) -> Vec<QueryOutcome> {
         .iter()
         .map(|q| {
             let browser = literal::browser_search(&items, &q.query, 0);
-            let hits = index.search(&q.query, 0, history.now_ms, SMART_POOL);
+            let hits: Vec<_> = index
+                .search(&q.query, 0, history.now_ms, SMART_POOL)
+                .into_iter()
+                .map(|hit| hit.page)
+                .collect();
             let smart = fuse_with_browser(&hits, &browser);
             let recall = |urls: Vec<&str>| {
                 let found = q
@@ -119,7 +123,7 @@ pub fn run(history: &EvalHistory, queries: &[EvalQuery]) -> Vec<QueryOutcome> {
                 kind: q.kind.clone(),
                 query: q.query.clone(),
                 literal: recall(browser.iter().map(|p| p.url.as_str()).collect()),
-                index: recall(hits.iter().map(|h| h.page.url.as_str()).collect()),
+                index: recall(hits.iter().map(|h| h.url.as_str()).collect()),
                 smart: recall(smart.iter().map(|p| p.url.as_str()).collect()),
             }
         })

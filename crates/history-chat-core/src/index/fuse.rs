@@ -8,7 +8,6 @@
 
 use std::collections::HashMap;
 
-use super::Hit;
 use crate::history::Page;
 
 /// The standard RRF constant (Cormack, Clarke & Büttcher, 2009).
@@ -42,17 +41,18 @@ pub fn rrf(lists: &[Vec<String>], k: f64) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// Fuses the index's hits with the browser's literal results (`chrome.history.search`, cleaned and
-/// merged, in the browser's order) by [`rrf`] with [`RRF_K`]. Every page of both lists is in the
-/// answer — nothing the browser finds is lost; the caller cuts to what it shows. A page in both
-/// lists is taken from the index (fresher merge of all its raw URLs).
-pub fn fuse_with_browser(hits: &[Hit], browser: &[Page]) -> Vec<Page> {
+/// Fuses the index's answer (best first) with the browser's literal results
+/// (`chrome.history.search`, cleaned and merged, in the browser's order) by [`rrf`] with
+/// [`RRF_K`]. Every page of both lists is in the answer — nothing the browser finds is lost; the
+/// caller cuts to what it shows. A page in both lists is taken from the index (fresher merge of all
+/// its raw URLs).
+pub fn fuse_with_browser(index: &[Page], browser: &[Page]) -> Vec<Page> {
     let lists = [
-        hits.iter().map(|h| h.page.url.clone()).collect::<Vec<_>>(),
+        index.iter().map(|p| p.url.clone()).collect::<Vec<_>>(),
         browser.iter().map(|p| p.url.clone()).collect::<Vec<_>>(),
     ];
     let mut pages: HashMap<&str, &Page> = HashMap::new();
-    for page in browser.iter().chain(hits.iter().map(|h| &h.page)) {
+    for page in browser.iter().chain(index) {
         pages.insert(page.url.as_str(), page);
     }
     rrf(&lists, RRF_K)

@@ -26,6 +26,7 @@
 
 pub mod eval;
 mod fuse;
+pub mod host;
 pub mod literal;
 mod persist;
 pub mod score;
@@ -254,6 +255,23 @@ impl Index {
     /// Records a visit (`chrome.history.onVisited` gives the full item): adds the page, or updates
     /// its visits and — when this raw URL's visit is the newest with a title — its title.
     pub fn upsert(&mut self, item: HistoryItem) {
+        self.upsert_with(item, &mut Work::default(), true);
+    }
+
+    /// Adds a batch of history items — a slice of history read while the index is first built, or
+    /// the visits caught up after loading a snapshot — as [`Index::upsert`] would one by one, with
+    /// the prefix order of the vocabulary updated once for the whole batch (a sorted insert per new
+    /// word would cost a shift of the whole vocabulary each).
+    pub fn extend(&mut self, items: impl IntoIterator<Item = HistoryItem>) {
+        let first_new_term = self.terms.len();
+        let mut work = Work::default();
+        for item in items {
+            self.upsert_with(item, &mut work, false);
+        }
+        self.sort_new_terms(first_new_term);
+    }
+
+    fn upsert_with(&mut self, item: HistoryItem, work: &mut Work, keep_sorted: bool) {
         let Some(url) = clean_url(&item.url).ok() else {
             return;
         };
@@ -265,14 +283,13 @@ impl Index {
         let Some((id, is_new)) = self.merge(item) else {
             return;
         };
-        let mut work = Work::default();
         if is_new {
-            self.index_doc(id, &mut work, true);
+            self.index_doc(id, work, keep_sorted);
         } else if let Some((old_title, url)) = old_title
             && self.doc(id).is_some_and(|doc| doc.title != old_title)
         {
             self.unindex(id, &old_title, &url);
-            self.index_doc(id, &mut work, true);
+            self.index_doc(id, work, keep_sorted);
         }
     }
 
@@ -568,6 +585,33 @@ impl Index {
             postings: Vec::new(),
         });
         id
+    }
+
+    /// Puts the words interned since `first_new` (unsorted) into the prefix order: sorts them, then
+    /// merges them with the words already in order.
+    fn sort_new_terms(&mut self, first_new: usize) {
+        if first_new >= self.terms.len() {
+            return;
+        }
+        let terms = &self.terms;
+        let text = |t: u32| &*terms[t as usize].text;
+        let mut fresh: Vec<u32> = (first_new as u32..terms.len() as u32).collect();
+        fresh.sort_unstable_by(|&a, &b| text(a).cmp(text(b)));
+        let old = std::mem::take(&mut self.sorted_terms);
+        let mut merged = Vec::with_capacity(old.len() + fresh.len());
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() && j < fresh.len() {
+            if text(old[i]) <= text(fresh[j]) {
+                merged.push(old[i]);
+                i += 1;
+            } else {
+                merged.push(fresh[j]);
+                j += 1;
+            }
+        }
+        merged.extend_from_slice(&old[i..]);
+        merged.extend_from_slice(&fresh[j..]);
+        self.sorted_terms = merged;
     }
 
     /// Rebuilds the prefix order of the whole vocabulary.

@@ -414,7 +414,11 @@ fn fusion_keeps_every_browser_result() {
         .map(|i| page(&format!("https://b{i}.example/")))
         .chain([page("https://blog.example/sql/recursive-ctes")])
         .collect();
-    let hits = index.search("recursive", 0, NOW, 10);
+    let hits: Vec<Page> = index
+        .search("recursive", 0, NOW, 10)
+        .into_iter()
+        .map(|hit| hit.page)
+        .collect();
     let fused = fuse_with_browser(&hits, &browser);
     for p in &browser {
         assert!(fused.iter().any(|f| f.url == p.url), "{} lost", p.url);
@@ -641,4 +645,49 @@ fn incremental_upserts_give_the_same_answers_as_a_build() {
             "{query}"
         );
     }
+}
+
+#[test]
+fn extending_slice_by_slice_equals_one_build() {
+    // A build in slices (newest first, overlapping, a page visited in several slices, a title
+    // changed between visits) answers exactly as a build from everything at once.
+    let items: Vec<HistoryItem> = (0..400)
+        .map(|i| {
+            item(
+                &format!("https://site{}.example/topic/{}", i % 7, i % 150),
+                &format!("Topic {} page about word{} and cycles", i % 150, i % 13),
+                i % 90,
+                1 + (i % 3) as u32,
+            )
+        })
+        .collect();
+    let whole = Index::build(items.clone());
+    let mut sliced = Index::new();
+    let mut by_age = items.clone();
+    by_age.sort_by_key(|i| std::cmp::Reverse(i.last_visit_ms));
+    for slice in by_age.chunks(37) {
+        sliced.extend(slice.iter().cloned());
+        // Overlap: the first item of the next slice again.
+        sliced.extend(slice.first().cloned());
+    }
+    assert_eq!(sliced.len(), whole.len());
+    for query in [
+        "topic",
+        "word3 cycles",
+        "site4",
+        "cycle",
+        "topi",
+        "wrod7",
+        "",
+    ] {
+        assert_eq!(
+            sliced.search(query, 0, NOW, 50),
+            whole.search(query, 0, NOW, 50),
+            "{query:?}"
+        );
+    }
+    assert_eq!(
+        Index::from_bytes(&sliced.to_bytes()).map(|i| i.search("cycles", 0, NOW, 50)),
+        Ok(whole.search("cycles", 0, NOW, 50))
+    );
 }

@@ -1,0 +1,632 @@
+//! The index's life in the service worker, as a pure state machine.
+//!
+//! The worker owns one [`Host`]. It feeds in what happens ([`Event`]: something needs the index, the
+//! snapshot was read, a slice of history was read, a visit, a removal, the save timer fired) and
+//! carries out what the host says ([`Action`]: read the snapshot, read this slice of history, set
+//! the save timer, save these bytes, forget these pages in the conversation, wake the requests that
+//! waited for the load). Pages' requests are answered by [`Host::answer`]. Nothing here touches the
+//! browser or a clock: the worker passes the time in.
+//!
+//! ```text
+//!            Need                SnapshotRead(ok)            HistoryRead (catch-up)
+//!   Cold ──────────▶ Loading ─────────────────▶ Live{Complete, catching up} ───▶ Live{Complete}
+//!                       │  SnapshotRead(none, other version, corrupt)
+//!                       ▼
+//!                    Live{Building} ── HistoryRead (slice after slice, newest first) ──▶ Live{Complete}
+//! ```
+//!
+//! - **Loading** reads the saved snapshot (a fraction of a second at 50,000 pages). Requests wait
+//!   for it ([`Reply::AfterLoad`]: the worker parks them until [`Action::WakeWaiters`]); changes
+//!   are queued and applied once it is loaded.
+//! - **Building** (no snapshot, another format version, or a corrupt one) reads the history in
+//!   time slices, newest first, one read at a time with a pause between them
+//!   ([`SLICE_PAUSE_MS`]), so the browser's own searches and the popup are served in between and
+//!   recent pages are searchable first. Requests are answered at once from what is indexed, with
+//!   the progress when the index does not reach back to the period's start yet.
+//! - **Ready** (`Live` with `Complete` coverage) answers everything at once and saves changes,
+//!   coalesced over [`PERSIST_DELAY_MS`].
+//!
+//! A change (visit or removal) that arrives while a history read is out is applied at once *and*
+//! replayed after the read's items, in order: the read may have been answered before the change,
+//! so a removed page must not come back from it, nor a re-visited one be dropped. "Clear all
+//! history" during a build or a load ends it: the history is empty, so the (empty) index is
+//! complete, and whatever read was out is ignored when it comes back.
+//!
+//! Every constant of the index's timing lives here, the pages' patience included, so each can be
+//! read against the others.
+
+use crate::history::{HistoryItem, RemovedVisits};
+use crate::index::Index;
+use crate::messages::{IndexProgress, Request, Response};
+use crate::period::{DAY_MS, HOUR_MS};
+
+/// Changes are saved this long after the first unsaved one: a burst of visits (a page with
+/// redirects, a session restore) costs one write, and Chrome keeps the worker alive far longer
+/// than this (about 30 s) after an event.
+pub const PERSIST_DELAY_MS: u32 = 2_000;
+
+/// After loading a snapshot, visits since this long before its newest visit are read again: a
+/// visit recorded while the snapshot was being written is not missed (events cannot be missed while
+/// the worker is stopped — they wake it — but one may land between a write and the worker
+/// stopping).
+pub const CATCH_UP_MARGIN_MS: i64 = 5 * 60 * 1000;
+
+/// The first slice of a build: the last day, which is what most questions are about, searchable
+/// after one small read.
+pub const FIRST_SLICE_MS: i64 = DAY_MS;
+
+/// Pages a slice should bring: a read of about this many entries takes tens of milliseconds in
+/// Chrome's history backend, so a search the popup sends meanwhile waits at most that long behind
+/// it. The next slice's span is scaled from the last one's count towards this.
+pub const SLICE_TARGET_PAGES: usize = 2_000;
+
+/// Bounds of a slice's span: an hour (a burst of browsing cannot make slices tiny and many), 30
+/// days (a sparse history is read in a few reads).
+pub const MIN_SLICE_MS: i64 = HOUR_MS;
+/// See [`MIN_SLICE_MS`].
+pub const MAX_SLICE_MS: i64 = 30 * DAY_MS;
+
+/// Once the slices reach this far back, the rest of the history (usually nothing: Chrome expires
+/// visits after about 90 days; imported history can be older) is read in one last slice.
+pub const SLICE_HORIZON_MS: i64 = 100 * DAY_MS;
+
+/// Slices overlap by this much, so a visit exactly on a boundary is in one of them whatever the
+/// browser does with the bounds (a page read twice is merged, not doubled).
+pub const SLICE_OVERLAP_MS: i64 = 1_000;
+
+/// The pause between two slices: the worker's event loop and the browser's history backend serve
+/// the popup's requests in between.
+pub const SLICE_PAUSE_MS: u32 = 15;
+
+/// A failed history read is tried this many times in all, [`READ_RETRY_MS`] apart; then the index
+/// goes back to cold and the next need starts again.
+pub const READ_ATTEMPTS: u32 = 3;
+/// See [`READ_ATTEMPTS`].
+pub const READ_RETRY_MS: u32 = 500;
+
+/// How long reading and decoding the snapshot takes at 50,000 pages (measured 0.2–0.5 s on a
+/// loaded 2-core machine): requests wait that long for a load, never for a build.
+pub const EXPECTED_LOAD_MS: u32 = 500;
+
+/// How long a page waits for the worker's answer before it asks the browser instead. Twice
+/// [`EXPECTED_LOAD_MS`]: the only time the worker makes a request wait is while it reads its
+/// snapshot; otherwise it answers in milliseconds, even mid-build.
+pub const WORKER_PATIENCE_MS: u32 = 2 * EXPECTED_LOAD_MS;
+
+/// When the index cannot answer for the whole period, a page runs the browser's search (hundreds
+/// of milliseconds on a big history) only for a keystroke not followed by another within this time.
+pub const BROWSER_SEARCH_DEBOUNCE_MS: u32 = 150;
+
+/// While the index is built, an open popup asks for its progress this often, to say how far it
+/// has got (a message costs the worker microseconds).
+pub const PROGRESS_REFRESH_MS: u32 = 500;
+
+/// Identifies a history read, so an answer to a read that no longer matters is ignored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadId(u64);
+
+/// A read of the history the worker must make: every entry with a visit in `[start_ms, end_ms)`
+/// (`end_ms: None`: up to now), after waiting `after_ms`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryRead {
+    /// Fed back with the items in [`Event::HistoryRead`].
+    pub id: ReadId,
+    /// Oldest visit time, ms since the Unix epoch.
+    pub start_ms: i64,
+    /// Visits before this; `None` for no upper bound.
+    pub end_ms: Option<i64>,
+    /// Wait this long before reading.
+    pub after_ms: u32,
+}
+
+/// What happened, fed to [`Host::handle`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Something needs the index (the worker started, a page asked): starts loading when cold.
+    Need,
+    /// The snapshot was read: its bytes, or `None` when there is none or it could not be read.
+    SnapshotRead {
+        /// The stored bytes.
+        bytes: Option<Vec<u8>>,
+        /// The current time, ms since the Unix epoch: a build cuts its slices back from it.
+        now_ms: i64,
+    },
+    /// A history read ended: its items, or `None` when it failed.
+    HistoryRead {
+        /// Which read.
+        id: ReadId,
+        /// The entries, as the browser gave them.
+        items: Option<Vec<HistoryItem>>,
+    },
+    /// `chrome.history.onVisited`: the visited entry.
+    Visited(HistoryItem),
+    /// `chrome.history.onVisitRemoved`: what was removed.
+    Removed(RemovedVisits),
+    /// The timer set by [`Action::PersistAfter`] fired.
+    PersistDue,
+}
+
+/// What the worker must do, returned by [`Host::handle`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Read the snapshot, then feed [`Event::SnapshotRead`].
+    ReadSnapshot,
+    /// Read this slice of history, then feed [`Event::HistoryRead`].
+    ReadHistory(HistoryRead),
+    /// Feed [`Event::PersistDue`] in this many milliseconds.
+    PersistAfter {
+        /// The delay.
+        ms: u32,
+    },
+    /// Save these bytes as the snapshot (a failed write only costs a rebuild at the next start).
+    Save {
+        /// [`Index::to_bytes`].
+        bytes: Vec<u8>,
+    },
+    /// Take these pages out of the answers stored in the conversation.
+    ForgetInConversation(RemovedVisits),
+    /// The load ended: ask [`Host::answer`] again for the requests that got [`Reply::AfterLoad`].
+    WakeWaiters,
+}
+
+/// How [`Host::answer`] answers a request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// This, now.
+    Now(Response),
+    /// The snapshot is being read: ask again after [`Action::WakeWaiters`].
+    AfterLoad,
+}
+
+/// Why the index is being built rather than loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildCause {
+    /// No snapshot was saved (first start, or the worker stopped before the first save).
+    NoSnapshot,
+    /// The snapshot was saved by another format version.
+    OtherVersion,
+    /// The snapshot could not be decoded.
+    Corrupt,
+}
+
+/// How much of the history the index holds.
+#[derive(Debug, Clone, PartialEq)]
+enum Coverage {
+    /// All of it (built, or loaded and caught up or catching up).
+    Complete,
+    /// Being built, newest first.
+    Building(Build),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Build {
+    cause: BuildCause,
+    /// When the build started: slices are cut from this instant back.
+    started_ms: i64,
+    /// Every visit at or after this is indexed (`None` before the first slice came in).
+    since_ms: Option<i64>,
+    /// The span of the slice being read.
+    span_ms: i64,
+}
+
+/// The history read that is out, and the changes applied since it was asked for.
+#[derive(Debug, Clone, PartialEq)]
+struct Pending {
+    read: HistoryRead,
+    attempt: u32,
+    since: Vec<Change>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Change {
+    Visited(HistoryItem),
+    Removed(RemovedVisits),
+}
+
+#[derive(Debug, Default)]
+enum Phase {
+    /// Not loaded: the worker just started, or history could not be read.
+    #[default]
+    Cold,
+    /// Reading the snapshot; changes wait here.
+    Loading { queued: Vec<Change> },
+    /// The index answers; `pending` is the history read that is out (the slices of a build, or
+    /// the catch-up after a load), if any.
+    Live {
+        index: Box<Index>,
+        coverage: Coverage,
+        pending: Option<Pending>,
+    },
+}
+
+/// The index and its lifecycle. See the [module docs](self).
+#[derive(Debug, Default)]
+pub struct Host {
+    phase: Phase,
+    /// Changes not saved yet.
+    dirty: bool,
+    /// A [`Action::PersistAfter`] timer is set.
+    persist_set: bool,
+    next_read: u64,
+}
+
+impl Host {
+    /// A cold host (the worker just started).
+    pub fn new() -> Host {
+        Host::default()
+    }
+
+    /// Applies an event; returns what the worker must do, in order.
+    pub fn handle(&mut self, event: Event) -> Vec<Action> {
+        let mut actions = Vec::new();
+        match event {
+            Event::Need => self.need(&mut actions),
+            Event::SnapshotRead { bytes, now_ms } => self.loaded(bytes, now_ms, &mut actions),
+            Event::HistoryRead { id, items } => self.history_read(id, items, &mut actions),
+            Event::Visited(item) => self.change(Change::Visited(item), &mut actions),
+            Event::Removed(removed) => {
+                actions.push(Action::ForgetInConversation(removed.clone()));
+                self.change(Change::Removed(removed), &mut actions);
+            }
+            Event::PersistDue => {
+                self.persist_set = false;
+                if let Phase::Live {
+                    index,
+                    coverage: Coverage::Complete,
+                    ..
+                } = &self.phase
+                    && self.dirty
+                {
+                    self.dirty = false;
+                    actions.push(Action::Save {
+                        bytes: index.to_bytes(),
+                    });
+                }
+            }
+        }
+        actions
+    }
+
+    /// Answers a page's request at `now_ms`.
+    pub fn answer(&self, request: &Request, now_ms: i64) -> Reply {
+        let (index, coverage) = match &self.phase {
+            Phase::Cold => {
+                return Reply::Now(Response::Indexing {
+                    progress: IndexProgress::default(),
+                });
+            }
+            Phase::Loading { .. } => return Reply::AfterLoad,
+            Phase::Live {
+                index, coverage, ..
+            } => (index, coverage),
+        };
+        let progress = self.progress();
+        // `None` when the index answers for the whole period.
+        let partial = |start_ms: i64| match coverage {
+            Coverage::Complete => None,
+            Coverage::Building(_) => (!progress.covers(start_ms)).then_some(progress),
+        };
+        Reply::Now(match request {
+            Request::Warm => match coverage {
+                Coverage::Complete => Response::Ready { pages: index.len() },
+                Coverage::Building(_) => Response::Indexing { progress },
+            },
+            Request::Search {
+                query,
+                start_ms,
+                limit,
+            } => Response::Pages {
+                pages: index
+                    .search(query, *start_ms, now_ms, *limit)
+                    .into_iter()
+                    .map(|hit| hit.page)
+                    .collect(),
+                indexing: partial(*start_ms),
+            },
+            Request::Keyword {
+                keyword,
+                start_ms,
+                limit,
+            } => Response::Pages {
+                pages: index
+                    .search_keyword(keyword, *start_ms, now_ms, *limit)
+                    .into_iter()
+                    .map(|hit| hit.page)
+                    .collect(),
+                indexing: partial(*start_ms),
+            },
+        })
+    }
+
+    /// How far the index has got: complete coverage reports the oldest instant possible.
+    pub fn progress(&self) -> IndexProgress {
+        match &self.phase {
+            Phase::Cold | Phase::Loading { .. } => IndexProgress::default(),
+            Phase::Live {
+                index, coverage, ..
+            } => IndexProgress {
+                pages: index.len(),
+                since_ms: match coverage {
+                    Coverage::Complete => Some(i64::MIN),
+                    Coverage::Building(build) => build.since_ms,
+                },
+            },
+        }
+    }
+
+    /// Whether the index is complete and answers everything at once.
+    pub fn is_ready(&self) -> bool {
+        matches!(
+            self.phase,
+            Phase::Live {
+                coverage: Coverage::Complete,
+                ..
+            }
+        )
+    }
+
+    /// Why the index is being built, while it is.
+    pub fn build_cause(&self) -> Option<BuildCause> {
+        match &self.phase {
+            Phase::Live {
+                coverage: Coverage::Building(build),
+                ..
+            } => Some(build.cause),
+            _ => None,
+        }
+    }
+
+    /// The index, once loaded (complete or not).
+    pub fn index(&self) -> Option<&Index> {
+        match &self.phase {
+            Phase::Live { index, .. } => Some(index),
+            Phase::Cold | Phase::Loading { .. } => None,
+        }
+    }
+
+    fn need(&mut self, actions: &mut Vec<Action>) {
+        if matches!(self.phase, Phase::Cold) {
+            self.phase = Phase::Loading { queued: Vec::new() };
+            actions.push(Action::ReadSnapshot);
+        }
+    }
+
+    fn loaded(&mut self, bytes: Option<Vec<u8>>, now_ms: i64, actions: &mut Vec<Action>) {
+        let Phase::Loading { queued } = &mut self.phase else {
+            // A load that no longer matters ("clear all" ended it).
+            return;
+        };
+        let queued = std::mem::take(queued);
+        actions.push(Action::WakeWaiters);
+        let loaded = match bytes.as_deref().map(Index::from_bytes) {
+            Some(Ok(index)) => Ok(index),
+            None => Err(BuildCause::NoSnapshot),
+            Some(Err(crate::index::LoadError::Version { .. })) => Err(BuildCause::OtherVersion),
+            Some(Err(_)) => Err(BuildCause::Corrupt),
+        };
+        match loaded {
+            Ok(mut index) => {
+                // From the snapshot's own newest visit: the queued visits are newer still, and
+                // visits made while the worker was stopped lie in between.
+                let newest = index.recent(0, 1).first().map_or(0, |p| p.last_visit_ms);
+                let changed = !queued.is_empty();
+                for change in queued {
+                    apply(&mut index, change);
+                }
+                let read = self.read(newest.saturating_sub(CATCH_UP_MARGIN_MS).max(0), None, 0);
+                actions.push(Action::ReadHistory(read.clone()));
+                self.phase = Phase::Live {
+                    index: Box::new(index),
+                    coverage: Coverage::Complete,
+                    pending: Some(Pending {
+                        read,
+                        attempt: 1,
+                        since: Vec::new(),
+                    }),
+                };
+                if changed {
+                    self.mark_dirty(actions);
+                }
+            }
+            Err(cause) => {
+                // Changes queued during the load are older than the first slice's read: it will
+                // see them in the browser's history.
+                self.start_build(cause, now_ms, actions);
+            }
+        }
+    }
+
+    fn start_build(&mut self, cause: BuildCause, now_ms: i64, actions: &mut Vec<Action>) {
+        let read = self.read(now_ms.saturating_sub(FIRST_SLICE_MS), None, 0);
+        actions.push(Action::ReadHistory(read.clone()));
+        self.phase = Phase::Live {
+            index: Box::default(),
+            coverage: Coverage::Building(Build {
+                cause,
+                started_ms: now_ms,
+                since_ms: None,
+                span_ms: FIRST_SLICE_MS,
+            }),
+            pending: Some(Pending {
+                read,
+                attempt: 1,
+                since: Vec::new(),
+            }),
+        };
+    }
+
+    fn history_read(
+        &mut self,
+        id: ReadId,
+        items: Option<Vec<HistoryItem>>,
+        actions: &mut Vec<Action>,
+    ) {
+        let Phase::Live {
+            index,
+            coverage,
+            pending,
+        } = &mut self.phase
+        else {
+            return;
+        };
+        let Some(out) = pending.take_if(|p| p.read.id == id) else {
+            // An answer to a read that no longer matters.
+            return;
+        };
+        let Some(items) = items else {
+            if out.attempt < READ_ATTEMPTS {
+                let read = HistoryRead {
+                    id: ReadId(self.next_read),
+                    after_ms: READ_RETRY_MS,
+                    ..out.read
+                };
+                self.next_read += 1;
+                actions.push(Action::ReadHistory(read.clone()));
+                *pending = Some(Pending {
+                    read,
+                    attempt: out.attempt + 1,
+                    since: out.since,
+                });
+            } else if matches!(coverage, Coverage::Building(_)) {
+                // History cannot be read: start again at the next need.
+                self.phase = Phase::Cold;
+            }
+            // A catch-up that keeps failing is given up: events keep the index in step anyway.
+            return;
+        };
+        let count = items.len();
+        index.extend(items);
+        for change in out.since {
+            apply(index, change);
+        }
+        match coverage {
+            Coverage::Complete => {
+                if count > 0 {
+                    self.mark_dirty(actions);
+                }
+            }
+            Coverage::Building(build) => {
+                let start = out.read.start_ms;
+                if start <= 0 {
+                    *coverage = Coverage::Complete;
+                    self.mark_dirty(actions);
+                    return;
+                }
+                build.since_ms = Some(start);
+                build.span_ms = next_span(build.span_ms, count);
+                let next_start = start.saturating_sub(build.span_ms);
+                let next_start = if next_start <= build.started_ms.saturating_sub(SLICE_HORIZON_MS)
+                {
+                    0
+                } else {
+                    next_start
+                };
+                let read = HistoryRead {
+                    id: ReadId(self.next_read),
+                    start_ms: next_start,
+                    end_ms: Some(start.saturating_add(SLICE_OVERLAP_MS)),
+                    after_ms: SLICE_PAUSE_MS,
+                };
+                self.next_read += 1;
+                actions.push(Action::ReadHistory(read.clone()));
+                *pending = Some(Pending {
+                    read,
+                    attempt: 1,
+                    since: Vec::new(),
+                });
+            }
+        }
+    }
+
+    fn change(&mut self, change: Change, actions: &mut Vec<Action>) {
+        self.need(actions);
+        let clear_all = matches!(
+            &change,
+            Change::Removed(RemovedVisits {
+                all_history: true,
+                ..
+            })
+        );
+        match &mut self.phase {
+            Phase::Cold => {}
+            Phase::Loading { queued } if !clear_all => queued.push(change),
+            Phase::Loading { .. } => {
+                // The history is empty now: nothing to load, nothing to build.
+                self.phase = Phase::Live {
+                    index: Box::default(),
+                    coverage: Coverage::Complete,
+                    pending: None,
+                };
+                actions.push(Action::WakeWaiters);
+                self.mark_dirty(actions);
+            }
+            Phase::Live {
+                index,
+                coverage,
+                pending,
+            } => {
+                if clear_all {
+                    index.clear();
+                    // Whatever read is out would bring back what was just cleared.
+                    *pending = None;
+                    *coverage = Coverage::Complete;
+                } else {
+                    if let Some(pending) = pending {
+                        pending.since.push(change.clone());
+                    }
+                    apply(index, change);
+                }
+                if matches!(coverage, Coverage::Complete) {
+                    self.mark_dirty(actions);
+                }
+            }
+        }
+    }
+
+    fn mark_dirty(&mut self, actions: &mut Vec<Action>) {
+        self.dirty = true;
+        if !self.persist_set {
+            self.persist_set = true;
+            actions.push(Action::PersistAfter {
+                ms: PERSIST_DELAY_MS,
+            });
+        }
+    }
+
+    fn read(&mut self, start_ms: i64, end_ms: Option<i64>, after_ms: u32) -> HistoryRead {
+        let id = ReadId(self.next_read);
+        self.next_read += 1;
+        HistoryRead {
+            id,
+            start_ms,
+            end_ms,
+            after_ms,
+        }
+    }
+}
+
+/// The next slice's span: the last one's scaled towards [`SLICE_TARGET_PAGES`], at most halved or
+/// quadrupled at a time, within [`MIN_SLICE_MS`]..=[`MAX_SLICE_MS`].
+pub fn next_span(span_ms: i64, pages: usize) -> i64 {
+    let scaled = if pages == 0 {
+        span_ms.saturating_mul(4)
+    } else {
+        (span_ms as f64 * SLICE_TARGET_PAGES as f64 / pages as f64) as i64
+    };
+    scaled
+        .clamp(span_ms / 2, span_ms.saturating_mul(4))
+        .clamp(MIN_SLICE_MS, MAX_SLICE_MS)
+}
+
+fn apply(index: &mut Index, change: Change) {
+    match change {
+        Change::Visited(item) => index.upsert(item),
+        Change::Removed(RemovedVisits {
+            all_history: true, ..
+        }) => index.clear(),
+        Change::Removed(RemovedVisits { urls, .. }) => index.remove_urls(&urls),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,702 @@
+use std::collections::VecDeque;
+
+use super::*;
+use crate::history::Page;
+use crate::index::FORMAT_VERSION;
+
+const NOW: i64 = 1_780_000_000_000;
+const MINUTE: i64 = 60 * 1000;
+
+fn item(url: &str, title: &str, ago_ms: i64) -> HistoryItem {
+    HistoryItem {
+        url: url.to_owned(),
+        title: title.to_owned(),
+        last_visit_ms: NOW - ago_ms,
+        visit_count: 1,
+    }
+}
+
+const CREME: &str = "https://cuisine.example/creme-brulee";
+const CTE: &str = "https://blog.example/recursive-cte";
+const OLD: &str = "https://imported.example/ancient";
+
+/// 3,000 pages, one every 57 minutes (about 119 days), plus three the tests look for: one 2 hours
+/// old, one 40 days old, one imported 200 days ago.
+fn history() -> Vec<HistoryItem> {
+    let mut items: Vec<HistoryItem> = (0..3_000)
+        .map(|i| {
+            item(
+                &format!("https://site{}.example/page/{i}", i % 40),
+                &format!("Filler page {i} about topic{}", i % 50),
+                i * 57 * MINUTE + 30_000,
+            )
+        })
+        .collect();
+    items.push(item(CREME, "Crème brûlée facile", 2 * HOUR_MS));
+    items.push(item(CTE, "Recursive CTEs: handling cycles", 40 * DAY_MS));
+    items.push(item(OLD, "An ancient imported page", 200 * DAY_MS));
+    items
+}
+
+/// The host with a simulated browser around it: a history table that answers reads as
+/// `chrome.history.search` does (entries with a visit in the range), a snapshot store, and a log
+/// of what the host asked for. Reads are served only when a test says so, so it can put events in
+/// between.
+struct Sim {
+    host: Host,
+    browser: Vec<HistoryItem>,
+    stored: Option<Vec<u8>>,
+    snapshot_reads: usize,
+    reads: VecDeque<HistoryRead>,
+    timers: usize,
+    saves: usize,
+    wakes: usize,
+    forgotten: Vec<RemovedVisits>,
+}
+
+impl Sim {
+    fn new(browser: Vec<HistoryItem>) -> Sim {
+        Sim {
+            host: Host::new(),
+            browser,
+            stored: None,
+            snapshot_reads: 0,
+            reads: VecDeque::new(),
+            timers: 0,
+            saves: 0,
+            wakes: 0,
+            forgotten: Vec::new(),
+        }
+    }
+
+    /// The worker restarts: a new host, the same browser and stored snapshot.
+    fn restart(self) -> Sim {
+        Sim {
+            host: Host::new(),
+            reads: VecDeque::new(),
+            snapshot_reads: 0,
+            wakes: 0,
+            ..self
+        }
+    }
+
+    fn feed(&mut self, event: Event) {
+        for action in self.host.handle(event) {
+            match action {
+                Action::ReadSnapshot => self.snapshot_reads += 1,
+                Action::ReadHistory(read) => self.reads.push_back(read),
+                Action::PersistAfter { ms } => {
+                    assert_eq!(ms, PERSIST_DELAY_MS);
+                    self.timers += 1;
+                }
+                Action::Save { bytes } => {
+                    self.stored = Some(bytes);
+                    self.saves += 1;
+                }
+                Action::ForgetInConversation(removed) => self.forgotten.push(removed),
+                Action::WakeWaiters => self.wakes += 1,
+            }
+        }
+    }
+
+    fn give_snapshot(&mut self, bytes: Option<Vec<u8>>) {
+        self.feed(Event::SnapshotRead { bytes, now_ms: NOW });
+    }
+
+    /// The one read that is out (the host never has two).
+    fn take_read(&mut self) -> HistoryRead {
+        assert_eq!(
+            self.reads.len(),
+            1,
+            "exactly one read out: {:?}",
+            self.reads
+        );
+        self.reads.pop_front().unwrap()
+    }
+
+    /// What the browser answers to `read` now.
+    fn items_for(&self, read: &HistoryRead) -> Vec<HistoryItem> {
+        self.browser
+            .iter()
+            .filter(|i| {
+                i.last_visit_ms >= read.start_ms && read.end_ms.is_none_or(|e| i.last_visit_ms < e)
+            })
+            .cloned()
+            .collect()
+    }
+
+    fn serve(&mut self, read: HistoryRead, items: Option<Vec<HistoryItem>>) {
+        self.feed(Event::HistoryRead { id: read.id, items });
+    }
+
+    /// Serves the read that is out with the browser's current answer.
+    fn serve_next(&mut self) -> HistoryRead {
+        let read = self.take_read();
+        let items = self.items_for(&read);
+        self.serve(read.clone(), Some(items));
+        read
+    }
+
+    /// Serves reads until none is out; returns them.
+    fn serve_all(&mut self) -> Vec<HistoryRead> {
+        let mut served = Vec::new();
+        while !self.reads.is_empty() {
+            served.push(self.serve_next());
+        }
+        served
+    }
+
+    fn persist_due(&mut self) {
+        self.feed(Event::PersistDue);
+    }
+
+    fn ask(&self, request: Request) -> Reply {
+        self.host.answer(&request, NOW)
+    }
+
+    /// The search's pages and whether it was partial; panics when the host does not answer now.
+    fn search(&self, query: &str, start_ms: i64) -> (Vec<String>, Option<IndexProgress>) {
+        match self.ask(Request::Search {
+            query: query.to_owned(),
+            start_ms,
+            limit: 10,
+        }) {
+            Reply::Now(Response::Pages { pages, indexing }) => (urls(&pages), indexing),
+            other => panic!("no pages for {query:?}: {other:?}"),
+        }
+    }
+
+    fn finds(&self, query: &str, url: &str) -> bool {
+        self.search(query, 0).0.iter().any(|u| u == url)
+    }
+
+    /// A complete, saved index, as after a first build and the save timer.
+    fn built(browser: Vec<HistoryItem>) -> Sim {
+        let mut sim = Sim::new(browser);
+        sim.feed(Event::Need);
+        sim.give_snapshot(None);
+        sim.serve_all();
+        sim.persist_due();
+        assert!(sim.host.is_ready() && sim.stored.is_some());
+        sim
+    }
+}
+
+fn urls(pages: &[Page]) -> Vec<String> {
+    pages.iter().map(|p| p.url.clone()).collect()
+}
+
+fn removed(urls: &[&str]) -> RemovedVisits {
+    RemovedVisits {
+        all_history: false,
+        urls: urls.iter().map(|u| (*u).to_owned()).collect(),
+    }
+}
+
+fn clear_all() -> RemovedVisits {
+    RemovedVisits {
+        all_history: true,
+        urls: Vec::new(),
+    }
+}
+
+#[test]
+fn first_build_reads_slices_newest_first_and_recent_pages_are_searchable_first() {
+    let mut sim = Sim::new(history());
+    assert_eq!(
+        sim.ask(Request::Warm),
+        Reply::Now(Response::Indexing {
+            progress: IndexProgress::default()
+        }),
+        "a cold host answers at once"
+    );
+    sim.feed(Event::Need);
+    sim.feed(Event::Need);
+    assert_eq!(
+        sim.snapshot_reads, 1,
+        "one snapshot read, however many needs"
+    );
+    sim.give_snapshot(None);
+    assert_eq!(sim.host.build_cause(), Some(BuildCause::NoSnapshot));
+    let first = sim.reads[0].clone();
+    assert_eq!(
+        (first.start_ms, first.end_ms, first.after_ms),
+        (NOW - FIRST_SLICE_MS, None, 0)
+    );
+    sim.serve_next();
+    // After one slice: the last day is searchable and complete, older pages are not in yet.
+    assert!(sim.finds("creme brulee", CREME));
+    assert_eq!(
+        sim.search("creme", NOW - DAY_MS).1,
+        None,
+        "the day is covered"
+    );
+    let (_, partial) = sim.search("creme", NOW - 7 * DAY_MS);
+    assert_eq!(
+        partial.map(|p| p.since_ms),
+        Some(Some(NOW - FIRST_SLICE_MS))
+    );
+    assert!(!sim.finds("recursive cte", CTE));
+
+    let mut reads = vec![first];
+    reads.extend(sim.serve_all());
+    assert!(sim.host.is_ready());
+    // Slices go back in time without gaps, each overlapping the next; the last reads everything
+    // older than the horizon.
+    for pair in reads.windows(2) {
+        assert_eq!(pair[1].end_ms, Some(pair[0].start_ms + SLICE_OVERLAP_MS));
+        assert!(pair[1].start_ms < pair[0].start_ms);
+        assert_eq!(pair[1].after_ms, SLICE_PAUSE_MS, "a pause between slices");
+    }
+    assert_eq!(reads.last().map(|r| r.start_ms), Some(0));
+    assert!(reads.len() > 3, "several slices: {}", reads.len());
+    for (query, url) in [("creme", CREME), ("recursive", CTE), ("ancient", OLD)] {
+        assert!(sim.finds(query, url), "{url} after the build");
+    }
+    assert_eq!(
+        sim.host.index().map(Index::len),
+        Some(Index::build(history()).len()),
+        "the same pages as one read of everything"
+    );
+    assert_eq!(
+        sim.ask(Request::Warm),
+        Reply::Now(Response::Ready {
+            pages: Index::build(history()).len()
+        })
+    );
+}
+
+#[test]
+fn slices_aim_at_the_target_size() {
+    let rows: &[(i64, usize, i64)] = &[
+        // (span, pages in it, next span)
+        (DAY_MS, SLICE_TARGET_PAGES, DAY_MS),
+        (DAY_MS, SLICE_TARGET_PAGES / 2, 2 * DAY_MS),
+        (DAY_MS, 0, 4 * DAY_MS),
+        (DAY_MS, 1, 4 * DAY_MS),
+        (DAY_MS, SLICE_TARGET_PAGES * 10, DAY_MS / 2),
+        (HOUR_MS, SLICE_TARGET_PAGES * 10, MIN_SLICE_MS),
+        (20 * DAY_MS, 10, MAX_SLICE_MS),
+    ];
+    for &(span, pages, next) in rows {
+        assert_eq!(next_span(span, pages), next, "span {span}, {pages} pages");
+    }
+    // In a build of a dense history, no slice but the last brings more than a few targets.
+    let dense: Vec<HistoryItem> = (0..20_000)
+        .map(|i| item(&format!("https://d.example/{i}"), "dense", i * 20_000))
+        .collect();
+    let mut sim = Sim::new(dense);
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    while !sim.reads.is_empty() {
+        let read = sim.reads[0].clone();
+        let count = sim.items_for(&read).len();
+        assert!(
+            count <= 4 * SLICE_TARGET_PAGES || read.start_ms == 0,
+            "{count} pages"
+        );
+        sim.serve_next();
+    }
+    assert_eq!(sim.host.index().map(Index::len), Some(20_000));
+}
+
+#[test]
+fn a_request_in_each_state() {
+    let warm = || Request::Warm;
+    let search = || Request::Search {
+        query: "creme".into(),
+        start_ms: NOW - 7 * DAY_MS,
+        limit: 5,
+    };
+    let keyword = || Request::Keyword {
+        keyword: "recursive".into(),
+        start_ms: 0,
+        limit: 5,
+    };
+    // Cold.
+    let mut sim = Sim::new(history());
+    for request in [warm(), search(), keyword()] {
+        assert!(
+            matches!(sim.ask(request), Reply::Now(Response::Indexing { .. })),
+            "cold"
+        );
+    }
+    // Loading the snapshot: requests wait for it.
+    sim.feed(Event::Need);
+    for request in [warm(), search(), keyword()] {
+        assert_eq!(sim.ask(request), Reply::AfterLoad, "loading");
+    }
+    // Building, first slice out: answered at once, partial, with the progress.
+    sim.give_snapshot(None);
+    assert_eq!(sim.wakes, 1, "the waiting requests are woken");
+    assert_eq!(
+        sim.ask(warm()),
+        Reply::Now(Response::Indexing {
+            progress: IndexProgress {
+                pages: 0,
+                since_ms: None
+            }
+        })
+    );
+    assert_eq!(
+        sim.ask(search()),
+        Reply::Now(Response::Pages {
+            pages: Vec::new(),
+            indexing: Some(IndexProgress {
+                pages: 0,
+                since_ms: None
+            })
+        })
+    );
+    // Building, the period covered: complete answers; a longer period is still partial.
+    while sim
+        .host
+        .progress()
+        .since_ms
+        .is_none_or(|s| s > NOW - 7 * DAY_MS)
+    {
+        sim.serve_next();
+    }
+    let Reply::Now(Response::Pages { pages, indexing }) = sim.ask(search()) else {
+        panic!("pages expected");
+    };
+    assert_eq!((urls(&pages), indexing), (vec![CREME.to_owned()], None));
+    assert!(matches!(
+        sim.ask(keyword()),
+        Reply::Now(Response::Pages {
+            indexing: Some(_),
+            ..
+        })
+    ));
+    // Ready.
+    sim.serve_all();
+    assert!(matches!(
+        sim.ask(warm()),
+        Reply::Now(Response::Ready { .. })
+    ));
+    let Reply::Now(Response::Pages { pages, indexing }) = sim.ask(keyword()) else {
+        panic!("pages expected");
+    };
+    assert_eq!((urls(&pages), indexing), (vec![CTE.to_owned()], None));
+}
+
+#[test]
+fn a_saved_index_is_loaded_then_caught_up() {
+    let sim = Sim::built(history());
+    let mut sim = sim.restart();
+    // A visit while the worker was stopped, and one while it loads.
+    sim.browser.push(item(
+        "https://new.example/while-stopped",
+        "Zygopetalum care",
+        0,
+    ));
+    sim.feed(Event::Need);
+    assert_eq!(sim.ask(Request::Warm), Reply::AfterLoad);
+    let during = item("https://new.example/during-load", "Orchid watering", 0);
+    sim.browser.push(during.clone());
+    sim.feed(Event::Visited(during));
+    let saves_before = sim.saves;
+    let stored = sim.stored.clone();
+    sim.give_snapshot(stored);
+    assert_eq!(sim.wakes, 1);
+    assert!(sim.host.is_ready(), "answers from the snapshot at once");
+    assert!(sim.finds("orchid", "https://new.example/during-load"));
+    let catch_up = sim.take_read();
+    assert_eq!(
+        (catch_up.start_ms, catch_up.end_ms),
+        (NOW - 30_000 - CATCH_UP_MARGIN_MS, None),
+        "from the snapshot's newest visit, minus the margin"
+    );
+    let items = sim.items_for(&catch_up);
+    sim.serve(catch_up, Some(items));
+    assert!(sim.finds("zygopetalum", "https://new.example/while-stopped"));
+    sim.persist_due();
+    assert_eq!(sim.saves, saves_before + 1, "the caught-up index is saved");
+}
+
+#[test]
+fn a_snapshot_that_cannot_be_used_is_rebuilt() {
+    let good = Sim::built(history()).stored.unwrap();
+    let mut other_version = good.clone();
+    other_version[4..6].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    let mut truncated = good.clone();
+    truncated.truncate(good.len() / 2);
+    let rows: Vec<(&str, Option<Vec<u8>>, BuildCause)> = vec![
+        ("none saved", None, BuildCause::NoSnapshot),
+        (
+            "another format version",
+            Some(other_version),
+            BuildCause::OtherVersion,
+        ),
+        ("truncated", Some(truncated), BuildCause::Corrupt),
+        ("not an index", Some(b"hello".to_vec()), BuildCause::Corrupt),
+        ("empty", Some(Vec::new()), BuildCause::Corrupt),
+    ];
+    for (what, bytes, cause) in rows {
+        let mut sim = Sim::new(history());
+        sim.feed(Event::Need);
+        sim.give_snapshot(bytes);
+        assert_eq!(sim.host.build_cause(), Some(cause), "{what}");
+        sim.serve_all();
+        assert!(sim.finds("recursive", CTE), "{what}: rebuilt");
+        sim.persist_due();
+        assert!(
+            sim.stored
+                .as_deref()
+                .is_some_and(|b| Index::from_bytes(b).is_ok()),
+            "{what}: the rebuilt index replaces it"
+        );
+    }
+}
+
+#[test]
+fn a_restart_mid_build_builds_again_and_nothing_half_built_is_saved() {
+    let mut sim = Sim::new(history());
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    sim.serve_next();
+    sim.serve_next();
+    sim.persist_due();
+    assert_eq!(sim.saves, 0, "no save before the build is complete");
+    let mut sim = sim.restart();
+    sim.feed(Event::Need);
+    let stored = sim.stored.clone();
+    sim.give_snapshot(stored);
+    assert_eq!(sim.host.build_cause(), Some(BuildCause::NoSnapshot));
+    sim.serve_all();
+    assert!(sim.finds("ancient", OLD));
+}
+
+#[test]
+fn a_page_removed_during_a_build_never_comes_back() {
+    // Removed while the slice that holds it is being read (its answer predates the removal),
+    // and another while an earlier slice is read (its own slice is read after the removal).
+    let mut sim = Sim::new(history());
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    let first = sim.take_read();
+    let stale = sim.items_for(&first);
+    assert!(stale.iter().any(|i| i.url == CREME));
+    sim.browser.retain(|i| i.url != CREME && i.url != CTE);
+    sim.feed(Event::Removed(removed(&[CREME, CTE])));
+    sim.serve(first, Some(stale));
+    sim.serve_all();
+    assert!(
+        !sim.finds("creme", CREME),
+        "removed during its slice's read"
+    );
+    assert!(
+        !sim.finds("recursive", CTE),
+        "removed before its slice was read"
+    );
+    assert_eq!(sim.forgotten, vec![removed(&[CREME, CTE])]);
+}
+
+#[test]
+fn a_page_removed_then_visited_again_during_a_read_stays() {
+    let mut sim = Sim::new(history());
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    let first = sim.take_read();
+    let stale = sim.items_for(&first);
+    sim.feed(Event::Removed(removed(&[CREME])));
+    sim.feed(Event::Visited(item(CREME, "Crème brûlée, la vraie", 0)));
+    sim.serve(first, Some(stale));
+    assert!(sim.finds("vraie", CREME), "the new visit wins, in order");
+}
+
+#[test]
+fn clear_all_during_a_build_or_a_load_leaves_an_empty_complete_index() {
+    // During a build.
+    let mut sim = Sim::new(history());
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    sim.serve_next();
+    let stale = sim.take_read();
+    let items = sim.items_for(&stale);
+    sim.browser.clear();
+    sim.feed(Event::Removed(clear_all()));
+    assert!(sim.host.is_ready());
+    sim.serve(stale, Some(items));
+    assert!(sim.reads.is_empty(), "the build ended");
+    assert_eq!(
+        sim.host.index().map(Index::len),
+        Some(0),
+        "the stale slice is ignored"
+    );
+    sim.feed(Event::Visited(item(
+        "https://after.example/",
+        "After the clear",
+        0,
+    )));
+    assert!(sim.finds("after", "https://after.example/"));
+    sim.persist_due();
+    assert_eq!(sim.saves, 1, "the empty index replaces the old snapshot");
+
+    // During a load.
+    let saved = Sim::built(history());
+    let mut sim = saved.restart();
+    sim.feed(Event::Need);
+    sim.browser.clear();
+    sim.feed(Event::Removed(clear_all()));
+    assert_eq!(sim.wakes, 1, "waiting requests are answered");
+    let old = sim.stored.clone();
+    sim.give_snapshot(old);
+    assert_eq!(
+        sim.host.index().map(Index::len),
+        Some(0),
+        "the old snapshot is ignored"
+    );
+    assert!(sim.reads.is_empty());
+    sim.persist_due();
+    assert_eq!(
+        sim.stored
+            .as_deref()
+            .map(|b| Index::from_bytes(b).map(|i| i.len())),
+        Some(Ok(0))
+    );
+    assert_eq!(sim.forgotten, vec![clear_all()]);
+}
+
+#[test]
+fn changes_during_a_load_are_applied_once_it_is_loaded() {
+    let mut sim = Sim::built(history()).restart();
+    sim.feed(Event::Need);
+    sim.feed(Event::Visited(item(
+        "https://q.example/",
+        "Queued visit",
+        0,
+    )));
+    sim.feed(Event::Removed(removed(&[CTE])));
+    sim.browser.retain(|i| i.url != CTE);
+    let stored = sim.stored.clone();
+    sim.give_snapshot(stored);
+    assert!(sim.finds("queued", "https://q.example/"));
+    assert!(!sim.finds("recursive", CTE));
+    // Removed during the catch-up read, whose answer predates it.
+    let catch_up = sim.take_read();
+    let stale = sim.items_for(&catch_up);
+    sim.feed(Event::Removed(removed(&[CREME])));
+    sim.serve(catch_up, Some(stale));
+    assert!(!sim.finds("creme", CREME));
+}
+
+#[test]
+fn a_failing_history_read_is_retried_then_given_up() {
+    let mut sim = Sim::new(history());
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    let first = sim.take_read();
+    sim.serve(first.clone(), None);
+    let retry = sim.take_read();
+    assert_eq!(
+        (retry.start_ms, retry.end_ms, retry.after_ms),
+        (first.start_ms, first.end_ms, READ_RETRY_MS)
+    );
+    sim.serve(retry, None);
+    let last = sim.take_read();
+    sim.serve(last, None);
+    assert!(sim.reads.is_empty());
+    assert!(
+        matches!(
+            sim.ask(Request::Warm),
+            Reply::Now(Response::Indexing { .. })
+        ),
+        "cold again"
+    );
+    // The next need starts over, and works once history can be read.
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    sim.serve_all();
+    assert!(sim.host.is_ready());
+
+    // A catch-up that keeps failing keeps the loaded index.
+    sim.persist_due();
+    let mut sim = sim.restart();
+    sim.feed(Event::Need);
+    let stored = sim.stored.clone();
+    sim.give_snapshot(stored);
+    for _ in 0..READ_ATTEMPTS {
+        let read = sim.take_read();
+        sim.serve(read, None);
+    }
+    assert!(sim.host.is_ready() && sim.finds("recursive", CTE));
+}
+
+#[test]
+fn an_answer_to_an_old_read_is_ignored() {
+    let mut sim = Sim::new(history());
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    let first = sim.take_read();
+    sim.serve(first.clone(), None);
+    let retry = sim.take_read();
+    // The failed attempt's answer comes after all: it is not the read that is out.
+    let items = sim.items_for(&first);
+    sim.serve(first, Some(items));
+    assert_eq!(sim.host.index().map(Index::len), Some(0));
+    sim.reads.push_back(retry);
+    sim.serve_all();
+    assert!(sim.host.is_ready());
+}
+
+#[test]
+fn changes_are_saved_once_per_burst_and_never_mid_build() {
+    let mut sim = Sim::built(history());
+    let (timers, saves) = (sim.timers, sim.saves);
+    for i in 0..5 {
+        sim.feed(Event::Visited(item(
+            &format!("https://burst.example/{i}"),
+            "Burst",
+            0,
+        )));
+    }
+    assert_eq!(sim.timers, timers + 1, "one timer for the burst");
+    sim.persist_due();
+    assert_eq!(sim.saves, saves + 1);
+    sim.persist_due();
+    assert_eq!(sim.saves, saves + 1, "nothing new, nothing saved");
+
+    let mut building = Sim::new(history());
+    building.feed(Event::Need);
+    building.give_snapshot(None);
+    building.feed(Event::Visited(item(
+        "https://b.example/",
+        "During the build",
+        0,
+    )));
+    assert_eq!(building.timers, 0, "no save is planned while building");
+    building.serve_all();
+    assert_eq!(building.timers, 1, "the finished build is saved");
+    building.persist_due();
+    let stored = Index::from_bytes(building.stored.as_deref().unwrap()).unwrap();
+    assert!(stored.page("https://b.example/").is_some());
+}
+
+#[test]
+fn every_removal_is_forgotten_in_the_conversation_whatever_the_state() {
+    let rows: Vec<(&str, Sim)> = vec![
+        ("cold", Sim::new(history())),
+        ("loading", {
+            let mut sim = Sim::new(history());
+            sim.feed(Event::Need);
+            sim
+        }),
+        ("building", {
+            let mut sim = Sim::new(history());
+            sim.feed(Event::Need);
+            sim.give_snapshot(None);
+            sim
+        }),
+        ("ready", Sim::built(history())),
+    ];
+    for (state, mut sim) in rows {
+        sim.feed(Event::Removed(removed(&[CREME])));
+        sim.feed(Event::Removed(clear_all()));
+        assert_eq!(
+            sim.forgotten,
+            vec![removed(&[CREME]), clear_all()],
+            "{state}"
+        );
+    }
+}
