@@ -13,7 +13,11 @@ use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, ch
 use history_chat_core::conversation::{Mode, StoredTurn, Turn, TurnResult, turn_key};
 use history_chat_core::display::{display_title, readable_url, relative_time};
 use history_chat_core::history::Page;
-use history_chat_core::messages::{Request, Response};
+use history_chat_core::index::fuse_with_browser;
+use history_chat_core::index::host::{
+    BROWSER_SEARCH_DEBOUNCE_MS, PROGRESS_REFRESH_MS, WORKER_PATIENCE_MS,
+};
+use history_chat_core::messages::{IndexProgress, Request, Response};
 use history_chat_core::period::Period;
 use history_chat_core::search::{RESULT_LIMIT, local_search, no_results_message, outcome_message};
 use history_chat_core::settings::Settings;
@@ -76,14 +80,10 @@ pub fn Popup() -> impl IntoView {
         }
     });
     spawn_local(async move { availability.set(Some(on_device::availability().await)) });
-    // The index lives in the service worker: have it loaded by the time the user types.
-    // Whether the worker said it is building the index from scratch: keystrokes then do not wait
-    // for it (it may be too busy to answer) and use the browser's search at once.
-    let building = StoredValue::new(false);
-    spawn_local(async move {
-        let warm = ask_worker(&Request::Warm).await;
-        building.set_value(matches!(warm, Ok(Response::Indexing)));
-    });
+    // The index lives in the service worker: have it loaded by the time the user types, and say
+    // how far its first build has got until it is complete.
+    let indexing = RwSignal::new(None::<IndexProgress>);
+    spawn_local(follow_indexing(indexing));
     spawn_local(async move {
         let loaded = storage::load_settings().await.unwrap_or_default();
         period.set(loaded.default_period);
@@ -221,16 +221,7 @@ pub fn Popup() -> impl IntoView {
         let period = period.get_untracked();
         spawn_local(async move {
             let current = move || live_seq.try_get_value() == Some(seq);
-            let patience = if building.get_value() {
-                BUSY_WORKER_PATIENCE_MS
-            } else {
-                WORKER_PATIENCE_MS
-            };
-            if let Some(answer) = live_search(typed, period, patience, current).await
-                && current()
-            {
-                live.set(Some(answer));
-            }
+            live_search(typed, period, current, move |answer| live.set(Some(answer))).await;
         });
     };
 
@@ -331,6 +322,9 @@ pub fn Popup() -> impl IntoView {
                         .collect_view()}
                 </select>
             </form>
+            {move || indexing.get().map(|progress| view! {
+                <p class="indexing">{progress.status(now_ms())}</p>
+            })}
             <div class="progress">
                 <p class="status" role="status">{move || status.get()}</p>
                 <Show when=move || busy.get() && ai_engine()>
@@ -414,91 +408,146 @@ fn open_options(set_alert: WriteSignal<Option<AlertMessage>>) {
 #[derive(Debug, Clone, PartialEq)]
 struct LiveAnswer {
     pages: Vec<Page>,
-    /// The index was not ready: these come from the browser's literal search.
-    from_browser: bool,
+    /// The index could not answer for the whole period (it is still being built, or the worker
+    /// did not answer): the browser's literal search fills in, and a notice says so.
+    indexing: Option<IndexProgress>,
 }
 
-/// How long a keystroke waits for the worker's index before asking the browser instead: the worker
-/// answers in a few milliseconds once its index is loaded, and waits for a snapshot being read
-/// (measured 0.2–0.5 s at 50,000 pages); only a build from scratch is not worth waiting for.
-const WORKER_PATIENCE_MS: u32 = 600;
+/// Asks the worker until its index is complete, so the popup can say how far indexing has got.
+async fn follow_indexing(indexing: RwSignal<Option<IndexProgress>>) {
+    loop {
+        match ask_worker(&Request::Warm).await {
+            Ok(Response::Indexing { progress }) => {
+                if indexing.try_set(Some(progress)).is_some() {
+                    // The popup is gone.
+                    return;
+                }
+            }
+            // Ready, or a worker that cannot say: nothing to follow.
+            _ => {
+                let _ = indexing.try_set(None);
+                return;
+            }
+        }
+        http::sleep(PROGRESS_REFRESH_MS, &Cancel::new()).await;
+    }
+}
 
-/// The same, once the worker said it is building the index from scratch (seconds of work during
-/// which it can be too busy to answer).
-const BUSY_WORKER_PATIENCE_MS: u32 = 100;
+/// What the worker's index gives for `query` at once: `Ok` with the whole answer, `Err` with what
+/// it has so far and how far it has got when the browser's search must fill in.
+async fn index_search(query: &str, start_ms: i64) -> Result<Vec<Page>, (Vec<Page>, IndexProgress)> {
+    let request = Request::Search {
+        query: query.to_owned(),
+        start_ms,
+        limit: RESULT_LIMIT,
+    };
+    match ask_worker_within(&request, WORKER_PATIENCE_MS).await {
+        Some(Response::Pages {
+            pages,
+            indexing: None,
+        }) => Ok(pages),
+        Some(Response::Pages {
+            pages,
+            indexing: Some(progress),
+        }) => Err((pages, progress)),
+        Some(Response::Indexing { progress }) => Err((Vec::new(), progress)),
+        // The worker failed or took too long: the browser's search alone.
+        Some(Response::Ready { .. } | Response::Failed { .. }) | None => {
+            Err((Vec::new(), IndexProgress::default()))
+        }
+    }
+}
 
-/// While the index builds, the browser's search (hundreds of milliseconds on a big history, and
-/// queued behind the worker's own history read) runs only for a keystroke not followed by another
-/// within this time.
-const BROWSER_SEARCH_DEBOUNCE_MS: u32 = 150;
+/// The index's pages fused with the browser's, cut to what is shown.
+fn fill_in(index: &[Page], browser: &[Page]) -> Vec<Page> {
+    let mut pages = fuse_with_browser(index, browser);
+    pages.truncate(RESULT_LIMIT);
+    pages
+}
 
-/// Matches for what is typed so far: the worker's index, or — while it builds, and only for the
-/// latest keystroke (`current`) — the browser's search. `None` when a newer keystroke took over.
+/// Shows the matches for what is typed so far: the worker's index at once; when it cannot answer
+/// for the whole period, also — for the latest keystroke only (`current`), after a pause — the
+/// browser's search fused in.
 async fn live_search(
     typed: String,
     period: Period,
-    patience_ms: u32,
     current: impl Fn() -> bool,
-) -> Option<LiveAnswer> {
+    show: impl Fn(LiveAnswer),
+) {
     let now = now_ms();
-    let request = Request::Search {
-        query: typed.clone(),
-        start_ms: period.start_ms(now),
-        limit: RESULT_LIMIT,
-        literal: false,
+    let (partial, progress) = match index_search(&typed, period.start_ms(now)).await {
+        Ok(pages) => {
+            if current() {
+                show(LiveAnswer {
+                    pages,
+                    indexing: None,
+                });
+            }
+            return;
+        }
+        Err(partial) => partial,
     };
-    if let Some(Response::Pages { pages }) = ask_worker_within(&request, patience_ms).await {
-        return Some(LiveAnswer {
-            pages,
-            from_browser: false,
-        });
-    }
     if !current() {
-        return None;
+        return;
+    }
+    if !partial.is_empty() {
+        show(LiveAnswer {
+            pages: partial.clone(),
+            indexing: Some(progress),
+        });
     }
     http::sleep(BROWSER_SEARCH_DEBOUNCE_MS, &Cancel::new()).await;
     if !current() {
-        return None;
+        return;
     }
-    let pages = local_search(&ChromeHistory, &typed, period, now)
+    let browser = local_search(&ChromeHistory, &typed, period, now)
         .await
         .unwrap_or_default();
-    Some(LiveAnswer {
-        pages,
-        from_browser: true,
-    })
+    if current() {
+        show(LiveAnswer {
+            pages: fill_in(&partial, &browser),
+            indexing: Some(progress),
+        });
+    }
 }
 
-/// The smart local search for a committed question: the worker's index fused with the browser's
-/// own search; the browser's search alone while the index loads.
+/// The smart local search for a committed question: the worker's index, at once; while the index
+/// does not reach back to the period's start, fused with the browser's own search. Also says how
+/// far indexing had got when the browser had to fill in.
 async fn smart_local_search(
     question: &str,
     period: Period,
     now: i64,
-) -> Result<Vec<Page>, ChromeError> {
-    let request = Request::Search {
-        query: question.to_owned(),
-        start_ms: period.start_ms(now),
-        limit: RESULT_LIMIT,
-        literal: true,
-    };
-    match ask_worker(&request).await {
-        Ok(Response::Pages { pages }) => Ok(pages),
-        _ => local_search(&ChromeHistory, question, period, now).await,
+) -> Result<(Vec<Page>, Option<IndexProgress>), ChromeError> {
+    match index_search(question, period.start_ms(now)).await {
+        Ok(pages) => Ok((pages, None)),
+        Err((partial, progress)) if !partial.is_empty() => {
+            // What the index found stands even if the browser fails.
+            let browser = local_search(&ChromeHistory, question, period, now)
+                .await
+                .unwrap_or_default();
+            Ok((fill_in(&partial, &browser), Some(progress)))
+        }
+        Err((_, progress)) => {
+            let pages = local_search(&ChromeHistory, question, period, now).await?;
+            Ok((pages, Some(progress)))
+        }
     }
 }
 
 /// Runs one local search and makes it a turn; a failure becomes the turn's error, with what to do.
 async fn ask_locally(question: String, period: Period) -> StoredTurn {
     let at_ms = now_ms();
-    let outcome = smart_local_search(&question, period, at_ms)
-        .await
-        .map_err(|error| {
-            format!("Your history could not be searched ({error}). Try again in a moment.")
-        });
+    let outcome = smart_local_search(&question, period, at_ms).await;
+    let indexing = outcome.as_ref().ok().and_then(|(_, progress)| *progress);
+    let outcome = outcome.map(|(pages, _)| pages).map_err(|error| {
+        format!("Your history could not be searched ({error}). Try again in a moment.")
+    });
+    let mut turn = Turn::local(at_ms, &question, period, outcome);
+    turn.note = indexing.map(|progress| progress.notice().to_owned());
     StoredTurn {
         key: turn_key(at_ms, nonce()),
-        turn: Turn::local(at_ms, &question, period, outcome),
+        turn,
     }
 }
 
@@ -546,9 +595,7 @@ fn LiveView(answer: LiveAnswer) -> impl IntoView {
     let empty = answer.pages.is_empty();
     view! {
         <section class="live" aria-label="Matches as you type">
-            <Show when=move || answer.from_browser>
-                <p class="notice">"Indexing your history… meanwhile these come from Chrome's own search."</p>
-            </Show>
+            {answer.indexing.map(|progress| view! { <p class="notice">{progress.notice()}</p> })}
             <Show when=move || empty>
                 <p class="notice">"No match yet — press Enter to search."</p>
             </Show>

@@ -2,9 +2,10 @@
 //! synchronously (a module worker may not use top-level `await`) and calls into this module once it
 //! is initialised.
 //!
-//! The worker holds the local search index ([`index_host`]): loaded from its IndexedDB snapshot (or
-//! built from the whole history the first time), kept in step with `chrome.history`'s events, and
-//! asked by the pages through [`history_chat_core::messages`].
+//! The worker holds the local search index ([`index_host`], glue around the core's
+//! `index::host` state machine): loaded from its IndexedDB snapshot (or built from the history,
+//! newest first, the first time), kept in step with `chrome.history`'s events, and asked by the
+//! pages through [`history_chat_core::messages`].
 
 mod index_host;
 
@@ -43,7 +44,7 @@ pub async fn on_message(message: JsValue) -> JsValue {
 #[wasm_bindgen]
 pub fn on_visited(item: JsValue) {
     if let Ok(item) = messages::read_visited(&item) {
-        index_host::apply(index_host::Change::Visited(item));
+        index_host::visited(item);
     }
 }
 
@@ -51,6 +52,6 @@ pub fn on_visited(item: JsValue) {
 #[wasm_bindgen]
 pub fn on_visit_removed(removed: JsValue) {
     if let Ok(removed) = messages::read_removed(&removed) {
-        index_host::apply(index_host::Change::Removed(removed));
+        index_host::removed(removed);
     }
 }
