@@ -13,7 +13,8 @@
 //! - [`search`]: retrieval's one shape, the [`search::PageSource`] trait (cleaned, merged pages
 //!   for a [`search::PageQuery`]), the local search over it, and its status wording.
 //! - [`index`]: the local full-text index: word folding and stems, typo matching, BM25F scoring,
-//!   fusion with the browser's results, the versioned snapshot, and the recall evaluation.
+//!   fusion with the browser's results, the versioned snapshot, the recall evaluation, and the
+//!   index's life in the service worker as a state machine ([`index::host`]).
 //! - [`messages`]: the one request/response enum between the extension's pages and its service
 //!   worker.
 //! - [`ai`]: AI mode: engine choice, keyword expansion, budgeted retrieval and ranking, against a
