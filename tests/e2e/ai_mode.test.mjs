@@ -22,7 +22,6 @@ import {
   htmlPage,
   networkDown,
   hang,
-  delayed,
   replyText,
   smartPicks,
   fold,
@@ -36,11 +35,13 @@ import {
   describeAiTurn,
   visibleMessages,
   waitForStatus,
+  recordStatuses,
   reopen,
   assertNoKey,
   dumpExtensionStorage,
   entriesForCandidate,
 } from './support/ai.mjs';
+import { LIMIT_MS, POPUP_STARTUP, flushEvents, gate, trackChromeCalls, waitForSettled } from './support/settle.mjs';
 
 const Q = 'recursive cte postgresql';
 const PERIOD_MS = 7 * DAY; // the default period
@@ -60,8 +61,9 @@ async function withAi(opts, fn) {
   const { ext, gemini } = await launchAi({ ...opts, history });
   try {
     opts.script?.(gemini);
+    await trackChromeCalls(ext.context);
     const popup = await openPopup(ext);
-    await waitForAiHint(popup);
+    await waitForStartup(popup);
     await fn({ ext, gemini, popup, history, now });
   } catch (e) {
     e.message += `\nGemini requests:\n${gemini.describe()}`;
@@ -73,13 +75,24 @@ async function withAi(opts, fn) {
 }
 
 /**
- * The popup reads the settings (and so the key) asynchronously after it shows the search box; a
- * question submitted before that runs in local mode (see the "submitted at once" test, which checks
- * exactly that race). Other tests wait for the AI hint (not part of the contract, so a missing hint
- * only costs up to 3 s) so they test what they are about rather than the race.
+ * The popup reads the settings and the conversation asynchronously after it shows the search box (a
+ * question submitted before that is the subject of the "submitted at once" test). Other tests wait
+ * until those reads are answered, so they test what they are about rather than that race.
  */
-async function waitForAiHint(popup) {
-  await popup.waitForFunction(() => /Gemini/.test(document.body?.innerText ?? ''), null, { timeout: 3_000, polling: 50 }).catch(() => {});
+async function waitForStartup(popup) {
+  await waitForSettled(popup, POPUP_STARTUP);
+}
+
+/** The stored turn (chrome.storage.local `log:…`) of `question`, once written; the newest if asked twice. */
+async function storedTurn(page, question) {
+  await page
+    .waitForFunction(
+      async (q) => Object.entries(await chrome.storage.local.get(null)).some(([k, v]) => k.startsWith('log:') && v?.question === q),
+      question,
+      { timeout: LIMIT_MS, polling: 100 },
+    )
+    .catch(() => {});
+  return (await logEntries(page)).filter((e) => e.question === question).at(-1);
 }
 
 /** Cleaned URLs of the seeded, non-excluded history. */
@@ -156,7 +169,7 @@ function assertUsableResults(turn, history) {
 /** The same turn is there after closing and reopening the popup. */
 async function assertSurvivesReopen(ext, popup, turn) {
   const again = await reopen(ext, popup);
-  await again.waitForFunction((sel) => document.querySelectorAll(sel).length > 0, SEL.turn, { timeout: 5_000 }).catch(() => {});
+  await again.waitForFunction((sel) => document.querySelectorAll(sel).length > 0, SEL.turn, { timeout: LIMIT_MS }).catch(() => {});
   const [first] = await readAiTurns(again);
   assert.equal(first?.question, turn.question, 'after reopening, the newest turn is the same question');
   assert.deepEqual(first.results.map((r) => r.href), turn.results.map((r) => r.href), 'after reopening, the same results');
@@ -212,6 +225,7 @@ for (const [depth, count] of Object.entries(DEPTHS)) {
 
       const log = await newestLog(popup);
       assert.equal(log?.mode, 'gemini', `the turn is stored with mode "gemini": ${JSON.stringify(log)?.slice(0, 300)}`);
+      await flushEvents(ext, popup);
       ext.assertNoErrors();
     });
   });
@@ -248,10 +262,9 @@ test('AI mode: a question submitted as soon as the popup has focus already uses 
     const before = gemini.requests.length;
     await submit(page, `${Q} slow`);
     await askAiWait(page);
-    await page.waitForTimeout(500);
-    const log = await newestLog(page);
+    const log = await storedTurn(page, `${Q} slow`);
     assert.ok(gemini.requests.length > before, `with slow storage, a question submitted at once still goes to Gemini (the key is saved); it ran in ${JSON.stringify(log?.mode)} mode with no request`);
-    assert.equal(log?.mode, 'gemini', 'with slow storage: stored mode');
+    assert.equal(log?.mode, 'gemini', `with slow storage: stored mode of ${JSON.stringify(log)?.slice(0, 200)}`);
   } finally {
     await ext.close();
   }
@@ -273,27 +286,41 @@ test('AI mode: at most 100 distinct candidates from a 3,000-page history at dept
 });
 
 test('AI mode: the status line shows each step, Cancel is offered and the conversation is busy while searching', SLOW, async () => {
+  // Each request is held until the test has looked at the popup, so every step lasts as long as needed.
+  const expansion = gate();
+  const ranking = gate();
   await withAi(
-    { script: (g) => g.queue('expansion', delayed(1_500, (call) => geminiJson(['recursive', 'cte', 'postgresql']))).queue('ranking', delayed(1_500, null)) },
-    async ({ popup }) => {
-      await popup.evaluate((sel) => {
-        window.__statuses = [];
-        const push = () => {
-          const t = [...document.querySelectorAll(sel)].map((e) => e.textContent.trim()).filter(Boolean).join(' | ');
-          if (t && window.__statuses.at(-1) !== t) window.__statuses.push(t);
-        };
-        new MutationObserver(push).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
-      }, SEL.status);
-      await submit(popup, Q);
-      await waitForStatus(popup, /Expanding your question/i, 5_000);
-      assert.equal(await popup.locator(SEL.conversation).getAttribute('aria-busy'), 'true', 'aria-busy while expanding');
-      assert.equal(await popup.getByRole('button', { name: 'Cancel', exact: true }).count(), 1, 'a Cancel button while searching');
-      await waitForStatus(popup, /Ranking/i, 10_000);
-      const turn = await askAiWait(popup);
-      const statuses = await popup.evaluate(() => window.__statuses);
-      assert.ok(statuses.some((s) => /Searching history: \d+ of 100 candidates/i.test(s)), `a "Searching history: N of 100 candidates" step; saw ${JSON.stringify(statuses)}`);
-      assert.equal(await popup.getByRole('button', { name: 'Cancel', exact: true }).count(), 0, 'no Cancel button once done');
-      assert.ok(turn.results.length > 0);
+    {
+      script: (g) =>
+        g
+          .queue('expansion', async () => (await expansion.opened, geminiJson(['recursive', 'cte', 'postgresql'])))
+          .queue('ranking', async () => (await ranking.opened, null)),
+    },
+    async ({ gemini, popup }) => {
+      try {
+        await recordStatuses(popup);
+        await submit(popup, Q);
+        await gemini.waitForCalls(1, { kind: 'expansion', timeout: LIMIT_MS });
+        await waitForStatus(popup, /Expanding your question/i);
+        assert.equal(await popup.locator(SEL.conversation).getAttribute('aria-busy'), 'true', 'aria-busy while expanding');
+        assert.equal(await popup.getByRole('button', { name: 'Cancel', exact: true }).count(), 1, 'a Cancel button while searching');
+        expansion.open();
+        await gemini.waitForCalls(1, { kind: 'ranking', timeout: LIMIT_MS });
+        await waitForStatus(popup, /Ranking/i);
+        assert.equal(await popup.locator(SEL.conversation).getAttribute('aria-busy'), 'true', 'aria-busy while ranking');
+        assert.equal(await popup.getByRole('button', { name: 'Cancel', exact: true }).count(), 1, 'a Cancel button while ranking');
+        ranking.open();
+        const turn = await askAiWait(popup);
+        const statuses = await popup.evaluate(() => window.__hcStatuses);
+        const step = (re) => statuses.findIndex((s) => re.test(s));
+        assert.ok(step(/Searching history: \d+ of 100 candidates/i) >= 0, `a "Searching history: N of 100 candidates" step; saw ${JSON.stringify(statuses)}`);
+        assert.ok(step(/Expanding your question/i) < step(/Searching history: \d+ of 100 candidates/i) && step(/Searching history/i) < step(/Ranking/i), `steps in order: expanding, searching, ranking; saw ${JSON.stringify(statuses)}`);
+        assert.equal(await popup.getByRole('button', { name: 'Cancel', exact: true }).count(), 0, 'no Cancel button once done');
+        assert.ok(turn.results.length > 0);
+      } finally {
+        expansion.open();
+        ranking.open();
+      }
     },
   );
 });
@@ -360,7 +387,7 @@ async function assertOpenOptions({ ext, popup }) {
   const alert = popup.locator(SEL.alert);
   const control = alert.getByRole('link', { name: 'Open options' }).or(alert.getByRole('button', { name: 'Open options' }));
   assert.equal(await control.count(), 1, `the alert holds a link or button named "Open options"; alert: ${JSON.stringify(await alertText(popup))}`);
-  const opened = ext.context.waitForEvent('page', { timeout: 5_000 }).catch(() => null);
+  const opened = ext.context.waitForEvent('page', { timeout: LIMIT_MS }).catch(() => null);
   await control.click();
   const page = await opened;
   if (page) await page.waitForLoadState('domcontentloaded').catch(() => {});
@@ -390,12 +417,15 @@ test('AI failure — 404 model not found: says the model is unavailable and anot
 
 test('AI failure — 429 with retryDelay 2s once: "Retrying in 2 s", then ranked results', SLOW, async () => {
   await withAi({ script: (g) => g.queue('expansion', geminiError.quota('2s')) }, async ({ gemini, popup, history }) => {
+    await recordStatuses(popup);
     await submit(popup, Q);
-    await waitForStatus(popup, /retrying in 2\s*s/i, 10_000);
+    await waitForStatus(popup, /retrying in 2\s*s/i);
     const turn = await askAiWait(popup);
     const [a, b] = gemini.calls('expansion');
     assert.ok(b, 'the expansion is retried');
-    assert.ok(b.at - a.at >= 1_900, `the retry waits the 2 s Google asked for (waited ${b.at - a.at} ms)`);
+    // A lower bound only (a slow machine makes the gap longer, never shorter): from the moment the
+    // stand-in answered 429 to the moment it saw the retry, the extension waited the 2 s asked for.
+    assert.ok(b.at - a.answeredAt >= 1_900, `the retry waits the 2 s Google asked for (it came ${b.at - a.answeredAt} ms after the 429)`);
     assert.equal(gemini.calls('ranking').length, 1, 'then the ranking');
     assertUsableResults(turn, history);
     assert.ok(turn.results.every((r) => r.reason), `ranked results with reasons:\n${describeAiTurn(turn)}`);
@@ -550,36 +580,40 @@ test('AI: prompt injection — a ranking answered with only a made-up URL falls 
 test('AI: Cancel while the expansion hangs: not busy any more, the turn says cancelled, no further request', SLOW, async () => {
   await withAi({ script: (g) => g.queue('expansion', hang()) }, async ({ ext, gemini, popup }) => {
     await submit(popup, Q);
-    await gemini.waitForCalls(1, { kind: 'expansion' });
-    await waitForStatus(popup, /Expanding/i, 5_000);
+    await gemini.waitForCalls(1, { kind: 'expansion', timeout: LIMIT_MS });
+    await waitForStatus(popup, /Expanding/i);
     assert.equal(await popup.locator(SEL.conversation).getAttribute('aria-busy'), 'true');
     await popup.getByRole('button', { name: 'Cancel', exact: true }).click();
-    await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: 5_000 }).catch(() => {});
+    await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: LIMIT_MS }).catch(() => {});
     assert.equal(await popup.locator(SEL.conversation).getAttribute('aria-busy'), 'false', 'no longer busy after Cancel');
     const [turn] = await readAiTurns(popup);
     assert.equal(turn?.question, Q);
     assert.match(turn.text, /cancel/i, `the turn says it was cancelled:\n${describeAiTurn(turn)}`);
-    await popup.waitForTimeout(3_000);
+    // The search is over: its turn is stored (the pipeline's last step); what it sent has reached the harness.
+    assert.ok(await storedTurn(popup, Q), 'the cancelled turn is stored');
+    await flushEvents(ext, popup);
     assert.equal(gemini.requests.length, 1, `no request after Cancel:\n${gemini.describe()}`);
     assert.equal(await popup.getByRole('button', { name: 'Cancel', exact: true }).count(), 0, 'no Cancel button after cancelling');
     const again = await reopen(ext, popup);
-    await again.waitForFunction((sel) => document.querySelectorAll(sel).length > 0, SEL.turn, { timeout: 5_000 }).catch(() => {});
+    await again.waitForFunction((sel) => document.querySelectorAll(sel).length > 0, SEL.turn, { timeout: LIMIT_MS }).catch(() => {});
     const [kept] = await readAiTurns(again);
     assert.equal(kept?.question, Q, 'the cancelled turn is kept');
   });
 });
 
-test('AI: Cancel during a 20 s retry wait stops at once, with no further request', SLOW, async () => {
-  await withAi({ script: (g) => g.queue('expansion', geminiError.quota('20s')) }, async ({ gemini, popup }) => {
+test('AI: Cancel during a 20 s retry wait ends the wait before the retry is made, with no further request', SLOW, async () => {
+  await withAi({ script: (g) => g.queue('expansion', geminiError.quota('20s')) }, async ({ ext, gemini, popup }) => {
+    await recordStatuses(popup);
     await submit(popup, Q);
-    await waitForStatus(popup, /retrying in 20\s*s/i, 10_000);
-    const t0 = Date.now();
+    await waitForStatus(popup, /retrying in 20\s*s/i);
     await popup.getByRole('button', { name: 'Cancel', exact: true }).click();
-    await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: 10_000 });
-    assert.ok(Date.now() - t0 < 5_000, `Cancel ends the wait at once (took ${Date.now() - t0} ms)`);
+    await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: LIMIT_MS });
+    // Had Cancel not ended the wait, the search would only end after the retry request.
+    assert.equal(gemini.requests.length, 1, `the search ended with no retry request:\n${gemini.describe()}`);
     const [turn] = await readAiTurns(popup);
     assert.match(turn.text, /cancel/i, describeAiTurn(turn));
-    await popup.waitForTimeout(2_000);
+    assert.ok(await storedTurn(popup, Q), 'the cancelled turn is stored');
+    await flushEvents(ext, popup);
     assert.equal(gemini.requests.length, 1, `no retry after Cancel:\n${gemini.describe()}`);
   });
 });
@@ -601,6 +635,7 @@ test('the key never appears in console output, storage, or any message shown', S
     assert.ok(messages.length > 0, 'failures were shown (fixture sanity)');
     const stored = await dumpExtensionStorage(popup);
     assert.ok(stored.includes('postgresql documentation'), 'the storage dump holds the conversation (fixture sanity)');
+    await flushEvents(ext, popup); // every console message so far has reached the harness
     assertNoKey({
       'the console of extension pages and the worker': ext.consoleMessages.map((m) => `${m.source} ${m.type}: ${m.text}`).join('\n'),
       'extension errors': ext.errors.map((e) => e.text).join('\n'),

@@ -21,7 +21,7 @@ export const OPTIONS = {
 };
 
 /** Wait until the service worker has written the install-time settings (so it cannot overwrite ours). */
-export async function waitForInstalledSettings(page, timeout = 10_000) {
+export async function waitForInstalledSettings(page, timeout = 30_000) {
   await page
     .waitForFunction(async () => (await chrome.storage.sync.get('settings')).settings !== undefined, null, { timeout, polling: 100 })
     .catch(() => {});
@@ -189,17 +189,43 @@ export async function submit(page, question) {
   await box.press('Enter');
 }
 
-/** Poll the status line until it matches `re`; returns the matching text or throws with what was seen. */
-export async function waitForStatus(page, re, timeout = 15_000) {
-  const seen = new Set();
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    const s = await statusText(page).catch(() => '');
-    if (s) seen.add(s);
-    if (re.test(s)) return s;
-    await page.waitForTimeout(50);
+/**
+ * (Re)starts recording, in the page, every text the status line shows (a MutationObserver), so that a
+ * short-lived step is not missed between two polls. Call it before submitting when the step to wait
+ * for may be brief; waitForStatus starts it itself otherwise.
+ */
+export async function recordStatuses(page) {
+  await page.evaluate((sel) => {
+    const read = () => [...document.querySelectorAll(sel)].map((e) => e.textContent.trim()).filter(Boolean).join(' | ');
+    const seen = (window.__hcStatuses = []);
+    const push = () => {
+      const text = read();
+      if (text && seen.at(-1) !== text) seen.push(text);
+    };
+    push();
+    window.__hcStatusObserver?.disconnect();
+    window.__hcStatusObserver = new MutationObserver(push);
+    window.__hcStatusObserver.observe(document.body, { subtree: true, childList: true, characterData: true });
+  }, SEL.status);
+}
+
+/**
+ * Waits until the status line has shown a text matching `re` since the recording started (see
+ * recordStatuses); returns that text or throws with what was seen. The limit is for failing only.
+ */
+export async function waitForStatus(page, re, timeout = 30_000) {
+  if (!(await page.evaluate(() => Array.isArray(window.__hcStatuses)))) await recordStatuses(page);
+  try {
+    const handle = await page.waitForFunction(
+      ({ source, flags }) => window.__hcStatuses.find((t) => new RegExp(source, flags).test(t)) ?? false,
+      { source: re.source, flags: re.flags },
+      { timeout, polling: 50 },
+    );
+    return await handle.jsonValue();
+  } catch {
+    const seen = await page.evaluate(() => window.__hcStatuses).catch(() => null);
+    throw new Error(`the status line never matched ${re} within ${timeout} ms; it showed: ${JSON.stringify(seen)}`);
   }
-  throw new Error(`the status line never matched ${re} within ${timeout} ms; it showed: ${JSON.stringify([...seen])}`);
 }
 
 /** Close the popup and open a fresh one: the conversation must come back from storage. */

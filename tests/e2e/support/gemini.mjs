@@ -418,7 +418,7 @@ export async function installGemini(context) {
       return Object.fromEntries(KINDS.map((k) => [k, queues[k].length]));
     },
     /** Resolves when at least `n` calls (of `kind`, if given) were made. */
-    waitForCalls(n, { kind, timeout = 15_000 } = {}) {
+    waitForCalls(n, { kind, timeout = 30_000 } = {}) {
       const count = () => (kind ? calls.filter((c) => c.kind === kind).length : calls.length);
       if (count() >= n) return Promise.resolve(gemini.calls(kind));
       return new Promise((resolve, reject) => {
