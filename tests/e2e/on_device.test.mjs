@@ -28,6 +28,7 @@ import {
   lmCalls,
   describeLmCalls,
 } from './support/language_model_stub.mjs';
+import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled } from './support/settle.mjs';
 
 const Q = 'recursive cte postgresql';
 /** Seeded pages the stand-in's ranking picks for Q (their lines share words with Q). */
@@ -47,6 +48,7 @@ async function launch({ lm, provider, history, key = null } = {}) {
   const ext = await launchExtension({ history: history ?? demoHistory(now) });
   try {
     if (lm) await installLanguageModel(ext.context, lm);
+    await trackChromeCalls(ext.context);
     const page = await ext.context.newPage();
     await page.goto(ext.url('manifest.json')); // an extension-origin page running none of its code
     await setAiSettings(page, { key, provider });
@@ -82,15 +84,23 @@ async function chipText(page) {
 }
 
 /** Wait until the popup's `.mode` chip reads `expected` (the popup learns availability and settings asynchronously). */
-async function waitForChip(page, expected, timeout = 5_000) {
-  const deadline = Date.now() + timeout;
-  let seen;
-  while (Date.now() < deadline) {
-    seen = await chipText(page);
-    if (seen === expected) return seen;
-    await page.waitForTimeout(50);
+async function waitForChip(page, expected, timeout = LIMIT_MS) {
+  try {
+    await page.waitForFunction((expected) => document.querySelector('.mode')?.textContent.trim() === expected, expected, { timeout, polling: 50 });
+  } catch {
+    throw new Error(`the popup's .mode chip should read ${JSON.stringify(expected)}; it reads ${JSON.stringify(await chipText(page))}`);
   }
-  throw new Error(`the popup's .mode chip should read ${JSON.stringify(expected)}; it reads ${JSON.stringify(seen)}`);
+  return expected;
+}
+
+/**
+ * Wait until the popup has learnt all it reads when it opens: its settings and conversation, the
+ * worker's warm-up answer, and (from the stand-in) the model's availability. The chip then shows
+ * its settled value, whatever it showed before.
+ */
+async function waitForPopupReady(page) {
+  await page.waitForFunction(() => (globalThis.__lmCalls?.availability.length ?? 0) > 0, null, { timeout: LIMIT_MS, polling: 50 });
+  await waitForSettled(page, POPUP_STARTUP);
 }
 
 /** The newest turn's meta line (`p.meta`). */
@@ -101,9 +111,9 @@ async function newestMeta(page) {
 /** Read the options page's `.device-status` line once the availability check is over. */
 async function deviceStatus(options) {
   const line = options.locator('.device-status');
-  await line.waitFor({ timeout: 10_000 });
+  await line.waitFor({ timeout: LIMIT_MS });
   await options
-    .waitForFunction(() => !/^Checking/.test(document.querySelector('.device-status')?.textContent ?? 'Checking'), null, { timeout: 5_000 })
+    .waitForFunction(() => !/^Checking/.test(document.querySelector('.device-status')?.textContent ?? 'Checking'), null, { timeout: LIMIT_MS })
     .catch(() => {});
   return (await line.textContent()).trim();
 }
@@ -157,7 +167,7 @@ for (const provider of ['onDevice', 'auto']) {
       const popup = await openPopup(ext);
       await waitForChip(popup, 'Local').catch((e) => soft.check(false, e.message));
       soft.check((await popup.locator('.device-download').count()) === 0, 'the popup offers a download although the model is unavailable');
-      const turn = await askAi(popup, Q, { timeout: 20_000 });
+      const turn = await askAi(popup, Q);
       soft.check(turn.results.length > 0, `a local search for "${Q}" should list pages:\n${describeAiTurn(turn)}`);
       soft.check(turn.results.some((r) => r.href === CTE_URL), `the CTE article should be among the local results:\n${describeAiTurn(turn)}`);
       soft.check(turn.results.every((r) => r.reason === null), `local results carry no reason:\n${describeAiTurn(turn)}`);
@@ -172,7 +182,8 @@ for (const provider of ['onDevice', 'auto']) {
       const alert = await alertText(popup);
       soft.check(alert === '', `no role=alert expected, got ${JSON.stringify(alert)}`);
       soft.check((await popup.locator('article.turn p.notice.error').count()) === 0, 'no p.notice.error expected');
-      await popup.waitForTimeout(300);
+      await waitForSettled(popup, POPUP_STARTUP);
+      await flushEvents(ext, popup);
       try {
         ext.assertNoErrors();
       } catch (e) {
@@ -242,33 +253,60 @@ test('stand-in "available", provider auto, no key: the whole search runs on-devi
     const logs = Object.entries(stored).filter(([k]) => k.startsWith('log:')).map(([, v]) => v);
     soft.check(logs.length === 1 && logs[0].mode === 'onDevice', `one stored turn with mode "onDevice" expected: ${JSON.stringify(logs.map((l) => l.mode))}`);
     const again = await reopen(ext, popup);
-    await again.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: 5_000 }).catch(() => {});
+    await again.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(() => {});
     const back = (await readAiTurns(again))[0];
     soft.check(back?.results.length === turn.results.length && back.results.every((r) => r.reason), `after reopening, the turn and its reasons should be back:\n${describeAiTurn(back)}`);
 
-    await again.waitForTimeout(300);
+    await waitForSettled(again, POPUP_STARTUP);
+    await flushEvents(ext, again);
     try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
     try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
     soft.done();
   });
 });
 
-/** The popup's `.device-download` line, or "(gone)" (read in one go: the line may vanish at any moment). */
-function downloadLine(popup) {
-  return popup.evaluate(() => document.querySelector('.device-download')?.textContent.trim() ?? '(gone)');
+/**
+ * Records in the page every value of the popup's `.device-download` line, or "(gone)", as it changes
+ * (a MutationObserver: no step is missed between polls); read them with `recorded(page)`.
+ */
+function recordDownloadLine(popup) {
+  return popup.evaluate(() => {
+    const seen = (window.__hcRecorded = []);
+    const push = () => {
+      const text = document.querySelector('.device-download')?.textContent.trim() ?? '(gone)';
+      if (seen.at(-1) !== text) seen.push(text);
+    };
+    push();
+    new MutationObserver(push).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
 }
 
-/** Poll `read()` until `until(text)` or timeout; returns every distinct value seen, in order. */
-async function watchTexts(page, read, until, timeout = 15_000) {
-  const seen = [];
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    const t = await read().catch(() => null);
-    if (t !== null && seen[seen.length - 1] !== t) seen.push(t);
-    if (t !== null && until(t)) break;
-    await page.waitForTimeout(40);
-  }
-  return seen;
+/** The same for the options page's download `<progress>`: "value|aria-label", or "(none)". */
+function recordProgressBar(options) {
+  return options.evaluate(() => {
+    const seen = (window.__hcRecorded = []);
+    const push = () => {
+      const bar = document.querySelector('progress');
+      const text = bar ? `${bar.value}|${bar.getAttribute('aria-label')}` : '(none)';
+      if (seen.at(-1) !== text) seen.push(text);
+    };
+    push();
+    new MutationObserver(push).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+}
+
+const recorded = (page) => page.evaluate(() => window.__hcRecorded);
+
+/** Waits until the recorded download line went away after showing a download's progress; returns what was recorded. */
+async function downloadEnded(popup) {
+  await popup
+    .waitForFunction(() => {
+      const seen = window.__hcRecorded;
+      const first = seen.findIndex((t) => /Downloading the on-device model: \d+ %/.test(t));
+      return first >= 0 && seen.indexOf('(gone)', first) > first;
+    }, null, { timeout: LIMIT_MS, polling: 50 })
+    .catch(() => {});
+  return recorded(popup);
 }
 
 test('stand-in "downloadable": the popup offers the download, shows its progress, then searches on-device', SLOW, async () => {
@@ -277,17 +315,17 @@ test('stand-in "downloadable": the popup offers the download, shows its progress
     const popup = await openPopup(ext);
     await waitForChip(popup, 'Local');
     const button = popup.getByRole('button', { name: 'Download the on-device model' });
-    await button.waitFor({ timeout: 5_000 });
+    await button.waitFor({ timeout: LIMIT_MS });
     const before = (await popup.locator('.device-download').textContent()).trim();
     soft.check(/ready to download/i.test(before), `.device-download before the click: ${JSON.stringify(before)}`);
     const chipTitle = await popup.locator('.mode').getAttribute('title');
     soft.check(/not downloaded yet/.test(chipTitle ?? ''), `the chip's title should say why on-device AI is not used: ${JSON.stringify(chipTitle)}`);
 
+    await recordDownloadLine(popup);
     await button.click();
-    const seen = [];
-    const progress = await watchTexts(popup, () => downloadLine(popup), (t) => t === '(gone)', 15_000);
+    const progress = await downloadEnded(popup);
     const percents = progress.map((t) => /Downloading the on-device model: (\d+) %/.exec(t)?.[1]).filter(Boolean).map(Number);
-    soft.check(percents.length >= 3, `"Downloading the on-device model: NN %" should show several steps; seen: ${JSON.stringify([...seen, ...progress])}`);
+    soft.check(percents.length >= 3, `"Downloading the on-device model: NN %" should show several steps; seen: ${JSON.stringify(progress)}`);
     soft.check(percents.every((p, i) => i === 0 || p >= percents[i - 1]), `progress should only go up: ${JSON.stringify(percents)}`);
     soft.check(percents.some((p) => p > 0 && p < 100), `intermediate percentages expected: ${JSON.stringify(percents)}`);
     const calls0 = await lmCalls(popup);
@@ -302,6 +340,7 @@ test('stand-in "downloadable": the popup offers the download, shows its progress
     soft.check(turn.results.length > 0 && turn.results.every((r) => r.reason), `ranked results with reasons expected:\n${describeAiTurn(turn)}`);
     soft.check(/^On-device/.test((await newestMeta(popup)) ?? ''), `meta: ${await newestMeta(popup)}`);
     assertCleanCalls(calls, soft);
+    await flushEvents(ext, popup);
     try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
     try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
     soft.done();
@@ -315,22 +354,15 @@ test('stand-in "downloadable": the options page downloads with a <progress>, the
     const line = await deviceStatus(options);
     soft.check(/not downloaded yet/.test(line), `.device-status for "downloadable": ${JSON.stringify(line)}`);
     const button = options.getByRole('button', { name: 'Download the on-device model' });
-    await button.waitFor({ timeout: 5_000 });
+    await button.waitFor({ timeout: LIMIT_MS });
+    await recordProgressBar(options);
     await button.click();
-    const values = await watchTexts(
-      options,
-      () => options.evaluate(() => {
-        const bar = document.querySelector('progress');
-        return bar ? `${bar.value}|${bar.getAttribute('aria-label')}` : '(none)';
-      }),
-      () => false,
-      5_000,
-    );
+    await options.waitForFunction(() => /ready/.test(document.querySelector('[role=status]')?.textContent ?? ''), null, { timeout: LIMIT_MS }).catch(() => {});
+    const values = await recorded(options);
     const numbers = values.filter((v) => v !== '(none)').map((v) => Number(v.split('|')[0]));
     soft.check(numbers.length >= 3, `a <progress> should show the download's steps; seen: ${JSON.stringify(values)}`);
     soft.check(numbers.some((n) => n > 0 && n < 1), `intermediate <progress> values expected: ${JSON.stringify(numbers)}`);
     soft.check(values.some((v) => v.endsWith('|On-device model download')), `the <progress> should be labelled: ${JSON.stringify(values.slice(0, 3))}`);
-    await options.waitForFunction(() => /ready/.test(document.querySelector('[role=status]')?.textContent ?? ''), null, { timeout: 10_000 }).catch(() => {});
     soft.check(/The on-device model is ready/.test(await statusText(options)), `role=status after the download: ${JSON.stringify(await statusText(options))}`);
     soft.check(/ready on this device/.test(await deviceStatus(options)), `.device-status after the download: ${JSON.stringify(await deviceStatus(options))}`);
     soft.check((await options.locator('progress').count()) === 0, 'the <progress> should go once the download is over');
@@ -341,6 +373,8 @@ test('stand-in "downloadable": the options page downloads with a <progress>, the
     // The popup opened afterwards uses the downloaded model.
     const popup = await openPopup(ext);
     await waitForChip(popup, 'On-device · Regular').catch((e) => soft.check(false, `popup after an options-page download: ${e.message}`));
+    await waitForSettled(popup, POPUP_STARTUP);
+    await flushEvents(ext, popup, options);
     try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
     try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
     soft.done();
@@ -356,9 +390,10 @@ test('stand-in "downloading": popup and options say it is downloading and show i
     await options.close();
 
     const popup = await openPopup(ext);
+    await recordDownloadLine(popup);
     await waitForChip(popup, 'Local');
     const area = popup.locator('.device-download');
-    await area.waitFor({ timeout: 5_000 }).catch(() => {});
+    await area.waitFor({ timeout: LIMIT_MS }).catch(() => {});
     const before = (await area.count()) ? (await area.textContent()).trim() : null;
     soft.check(before !== null, 'the popup should show the download line while the model is downloading');
     soft.check(before === null || !/ready to download/i.test(before),
@@ -370,11 +405,12 @@ test('stand-in "downloading": popup and options say it is downloading and show i
       const button = popup.getByRole('button', { name: 'Download the on-device model' });
       if (await button.count()) await button.click();
     }
-    const progress = await watchTexts(popup, () => downloadLine(popup), (t) => t === '(gone)', 15_000);
+    const progress = await downloadEnded(popup);
     percents = progress.map((t) => /Downloading the on-device model: (\d+) %/.exec(t)?.[1]).filter(Boolean).map(Number);
     soft.check(percents.length >= 2, `"Downloading the on-device model: NN %" expected; seen: ${JSON.stringify(progress)}`);
     soft.check(percents.some((p) => p >= 40 && p < 100), `progress should resume where Chrome is (from 40 %): ${JSON.stringify(percents)}`);
     await waitForChip(popup, 'On-device · Regular').catch((e) => soft.check(false, `after the download: ${e.message}`));
+    await flushEvents(ext, popup);
     try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
     try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
     soft.done();
@@ -388,17 +424,18 @@ test('stand-in "downloadable", create() refused (NotAllowedError): the popup say
     const popup = await openPopup(ext);
     await waitForChip(popup, 'Local');
     const button = popup.getByRole('button', { name: 'Download the on-device model' });
-    await button.waitFor({ timeout: 5_000 });
+    await button.waitFor({ timeout: LIMIT_MS });
     await button.click();
-    await popup.waitForFunction((sel) => document.querySelector(sel)?.textContent.trim(), SEL.alert, { timeout: 5_000 }).catch(() => {});
+    await popup.waitForFunction((sel) => document.querySelector(sel)?.textContent.trim(), SEL.alert, { timeout: LIMIT_MS }).catch(() => {});
     const alert = await alertText(popup);
     soft.check(/refused the download/.test(alert), `role=alert should give the browser's reason: ${JSON.stringify(alert)}`);
     soft.check(!/searched without it/i.test(alert), `no search was made: the download failure should not say "searched without it": ${JSON.stringify(alert)}`);
-    const line = await downloadLine(popup);
+    const line = await popup.evaluate(() => document.querySelector('.device-download')?.textContent.trim() ?? '(gone)');
     soft.check(/ready to download/.test(line) && (await button.isEnabled()), `the download should be offered again: ${JSON.stringify(line)}`);
     soft.check((await chipText(popup)) === 'Local', `chip: ${await chipText(popup)}`);
     const turn = await askAi(popup, Q);
     soft.check(turn.results.some((r) => r.href === CTE_URL), `a search still works, locally:\n${describeAiTurn(turn)}`);
+    await flushEvents(ext, popup);
     try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
     try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
     soft.done();
@@ -433,6 +470,7 @@ for (const legacy of [false, true]) test(`stand-in with a small context window${
     soft.check(turn.results.length > 0 && turn.results.every((r) => r.reason), `ranked results with reasons expected:\n${describeAiTurn(turn)}`);
     soft.check((await alertText(popup)) === '', `no alert expected: ${await alertText(popup)}`);
     assertCleanCalls(calls, soft);
+    await flushEvents(ext, popup);
     try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
     try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
     const summary = `ranking prompt: ${sent.length} candidate lines, ${ranking.tokens} tokens for a ${WINDOW}-token window; measured: ${JSON.stringify(calls.measures.map((m) => m.tokens))}; notice: ${JSON.stringify(notice?.[0])}`;
@@ -464,10 +502,11 @@ async function failureCase(ext, { message, question = Q, expectResults = true, r
   soft.check((await popup.locator(SEL.conversation).getAttribute('aria-busy')) === 'false', 'the conversation should not stay busy');
   // Nothing lost.
   popup = await reopen(ext, popup);
-  await popup.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: 5_000 }).catch(() => {});
+  await popup.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(() => {});
   const back = (await readAiTurns(popup))[0];
   soft.check(back?.question === question && back.results.length === turn.results.length, `after reopening the popup the turn should be back with its ${turn.results.length} page(s):\n${describeAiTurn(back)}`);
-  await popup.waitForTimeout(200);
+  await waitForSettled(popup, POPUP_STARTUP);
+  await flushEvents(ext, popup);
   try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
   try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
   return { turn, calls, popup, soft, alert };
@@ -524,7 +563,7 @@ test('stand-in: Cancel while the model hangs (AbortError) stops the search, show
         await submit(popup, Q);
         await waitForStatus(popup, /Ranking/);
         await popup.getByRole('button', { name: 'Cancel' }).click();
-        await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: 10_000 });
+        await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: LIMIT_MS });
         return (await readAiTurns(popup))[0];
       },
     });
@@ -548,7 +587,7 @@ test('stand-in: Cancel during the keyword expansion ends the search at once with
         await submit(popup, Q);
         await waitForStatus(popup, /Expanding/);
         await popup.getByRole('button', { name: 'Cancel' }).click();
-        await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: 10_000 });
+        await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: LIMIT_MS });
         return (await readAiTurns(popup))[0];
       },
     });
@@ -571,6 +610,7 @@ test('stand-in: the model becomes unavailable after the popup opened: the search
     soft.check(turn.results.some((r) => r.href === CTE_URL), `local results expected:\n${describeAiTurn(turn)}`);
     soft.check(/^Local\b/.test((await newestMeta(popup)) ?? ''), `the turn's meta should name Local: ${await newestMeta(popup)}`);
     soft.check((await chipText(popup)) !== 'On-device · Regular', `after the model turned out unavailable, the .mode chip still reads ${JSON.stringify(await chipText(popup))}`);
+    await flushEvents(ext, popup);
     try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
     try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
     soft.done(`notices: ${JSON.stringify(turn.notices)}`);
@@ -586,25 +626,26 @@ test('options: the "AI provider" radio group saves provider auto/local/gemini/on
   await withExt({ lm: { availability: 'available' } }, async (ext) => {
     const options = await ext.openOptions();
     const group = options.getByRole('radiogroup', { name: 'AI provider' });
-    await group.waitFor({ timeout: 10_000 });
+    await group.waitFor({ timeout: LIMIT_MS });
     const radios = group.locator('input[type=radio][name=provider]');
-    await options.waitForFunction(() => !document.querySelector('fieldset[aria-label="AI provider"]')?.disabled, null, { timeout: 5_000 }).catch(() => {});
+    await options.waitForFunction(() => !document.querySelector('fieldset[aria-label="AI provider"]')?.disabled, null, { timeout: LIMIT_MS }).catch(() => {});
     assert.deepEqual(await radios.evaluateAll((rs) => rs.map((r) => r.value)), PROVIDERS, 'radio values, in order');
     assert.equal(await group.locator('input:checked').getAttribute('value'), 'auto', 'the default provider is auto');
     for (const value of ['onDevice', 'local', 'gemini', 'auto', 'onDevice']) {
       await group.locator(`input[value="${value}"]`).check();
       await options
-        .waitForFunction(async (v) => (await chrome.storage.sync.get('settings')).settings?.provider === v, value, { timeout: 5_000, polling: 100 })
+        .waitForFunction(async (v) => (await chrome.storage.sync.get('settings')).settings?.provider === v, value, { timeout: LIMIT_MS, polling: 100 })
         .catch(() => {});
       const settings = await readSettings(options);
       assert.equal(settings?.provider, value, `after choosing ${value}, chrome.storage.sync settings.provider is ${JSON.stringify(settings?.provider)}`);
     }
     assert.match(await statusText(options), /Saved/, 'role=status should say Saved');
     await options.reload();
-    await options.waitForFunction(() => document.querySelector('input[name=provider]:checked')?.value === 'onDevice', null, { timeout: 5_000 }).catch(() => {});
+    await options.waitForFunction(() => document.querySelector('input[name=provider]:checked')?.value === 'onDevice', null, { timeout: LIMIT_MS }).catch(() => {});
     assert.equal(await options.locator('input[name=provider]:checked').getAttribute('value'), 'onDevice', 'after a reload the stored provider is checked');
     const other = await readSettings(options);
     assert.equal(other.defaultPeriod, '7d', `other settings are kept: ${JSON.stringify(other)}`);
+    await flushEvents(ext, options);
     ext.assertNoErrors();
     ext.assertNoNetwork();
   });
@@ -614,8 +655,8 @@ test('options: the "AI provider" radio group saves provider auto/local/gemini/on
 async function askWithoutModel(ext, { chip, note }) {
   const soft = softChecks();
   const popup = await openPopup(ext);
-  await popup.waitForTimeout(500); // the settings load after the chip first renders
-  await waitForChip(popup, chip).catch((e) => soft.check(false, e.message));
+  await waitForPopupReady(popup);
+  soft.check((await chipText(popup)) === chip, `once the popup has read its settings and the model's availability, the .mode chip should read ${JSON.stringify(chip)}; it reads ${JSON.stringify(await chipText(popup))}`);
   const turn = await askAi(popup, Q);
   const calls = await lmCalls(popup);
   soft.check(calls.create.length === 0 && calls.prompts.length === 0, `no on-device call expected:\n${describeLmCalls(calls)}`);
@@ -624,6 +665,8 @@ async function askWithoutModel(ext, { chip, note }) {
   if (note) soft.check(turn.notices.some((n) => note.test(n)), `a note matching ${note} expected; notices: ${JSON.stringify(turn.notices)}`);
   else soft.check(turn.notices.length === 0, `no notice expected: ${JSON.stringify(turn.notices)}`);
   soft.check((await alertText(popup)) === '', `no alert expected: ${await alertText(popup)}`);
+  soft.check((await chipText(popup)) === chip, `after the search the .mode chip should still read ${JSON.stringify(chip)}; it reads ${JSON.stringify(await chipText(popup))}`);
+  await flushEvents(ext, popup);
   try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
   try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
   soft.done();
@@ -642,11 +685,12 @@ test('provider gemini with no key (model available): the popup answers locally w
 for (const provider of ['onDevice', 'auto']) test(`provider ${provider} with a Gemini key set and the model available: it answers on-device and nothing goes to Gemini`, SLOW, async () => {
   await withExt({ lm: { availability: 'available' }, provider, key: 'AIzaSyE2E-test-key-0123456789abcdefghij' }, async (ext) => {
     const popup = await openPopup(ext);
-    await popup.waitForTimeout(500);
-    await waitForChip(popup, 'On-device · Regular');
+    await waitForPopupReady(popup);
+    assert.equal(await chipText(popup), 'On-device · Regular', 'once the popup has read its settings (a key among them) and the availability');
     const turn = await askAi(popup, Q);
     assert.ok(turn.results.length > 0 && turn.results.every((r) => r.reason), `ranked on-device results expected:\n${describeAiTurn(turn)}`);
     assert.match((await newestMeta(popup)) ?? '', /^On-device/);
+    await flushEvents(ext, popup);
     ext.assertNoNetwork();
     ext.assertNoErrors();
   });
