@@ -4,7 +4,21 @@ import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
 import { waitForInstalledSettings } from './support/ai.mjs';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
-import { SEL, alertText, ask, logEntries, logKey, openPopup, readTurns, statusText, storageGet, storageSet, waitForTurns } from './support/popup.mjs';
+import { SEL, alertText, ask, logEntries, logKey, openPopup, readTurns, statusText, storageGet, storageSet } from './support/popup.mjs';
+import { LIMIT_MS, OPTIONS_STARTUP, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled } from './support/settle.mjs';
+
+/** The browser, with the chrome.* call tracker in every page it opens (see support/settle.mjs). */
+async function launch(opts) {
+  const ext = await launchExtension(opts);
+  await trackChromeCalls(ext.context);
+  return ext;
+}
+
+/** The options page has read the settings: its controls are enabled and show them. */
+async function waitForOptionsLoaded(page) {
+  await page.waitForFunction((sel) => document.querySelector(sel)?.disabled === false, SEL.retention, { timeout: LIMIT_MS });
+  await waitForSettled(page, OPTIONS_STARTUP);
+}
 
 async function readSettings(page) {
   return (await storageGet(page, 'sync', 'settings')).settings;
@@ -12,7 +26,7 @@ async function readSettings(page) {
 
 async function waitForSaved(page) {
   try {
-    await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].some((e) => /saved/i.test(e.textContent)), SEL.status, { timeout: 5_000 });
+    await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].some((e) => /saved/i.test(e.textContent)), SEL.status, { timeout: LIMIT_MS });
   } catch {
     throw new Error(`the options page's role=status should say "Saved" after a change; it says ${JSON.stringify(await statusText(page))}`);
   }
@@ -20,24 +34,22 @@ async function waitForSaved(page) {
 
 async function waitForSetting(page, key, value) {
   await page
-    .waitForFunction(async ([key, value]) => (await chrome.storage.sync.get('settings')).settings?.[key] === value, [key, value], { timeout: 5_000 })
+    .waitForFunction(async ([key, value]) => (await chrome.storage.sync.get('settings')).settings?.[key] === value, [key, value], { timeout: LIMIT_MS })
     .catch(() => {});
 }
 
 test('on install, the service worker writes default settings to chrome.storage.sync', async () => {
-  const ext = await launchExtension();
+  const ext = await launch();
   try {
     // No extension page has been opened yet: only the worker could have written them.
     const page = await ext.context.newPage();
     await page.goto(ext.url('manifest.json')); // a page of the extension's origin that runs none of its code
-    let settings;
-    for (let i = 0; i < 50 && !settings; i++) {
-      settings = (await page.evaluate(() => chrome.storage.sync.get('settings'))).settings;
-      if (!settings) await page.waitForTimeout(100);
-    }
+    await waitForInstalledSettings(page);
+    const settings = await readSettings(page);
     assert.ok(settings, 'chrome.storage.sync has no "settings" after install');
     assert.equal(settings.defaultPeriod, '7d', `default period: ${JSON.stringify(settings)}`);
     assert.equal(settings.retention, '30d', `default retention: ${JSON.stringify(settings)}`);
+    await flushEvents(ext, page);
     ext.assertNoErrors();
     ext.assertNoNetwork();
   } finally {
@@ -46,15 +58,15 @@ test('on install, the service worker writes default settings to chrome.storage.s
 });
 
 test('options: changes save immediately ("Saved"), and the popup starts on the chosen period', async () => {
-  const ext = await launchExtension({ history: demoHistory() });
+  const ext = await launch({ history: demoHistory() });
   try {
     const options = await ext.openOptions();
     const period = options.locator(SEL.defaultPeriod);
     const retention = options.locator(SEL.retention);
-    await period.waitFor({ timeout: 10_000 });
+    await period.waitFor({ timeout: LIMIT_MS });
     assert.deepEqual(await period.locator('option').evaluateAll((os) => os.map((o) => o.value)), ['24h', '7d', '30d', '90d']);
     assert.deepEqual(await retention.locator('option').evaluateAll((os) => os.map((o) => o.value)), ['1d', '7d', '30d', '90d', 'forever']);
-    await options.waitForFunction((sel) => document.querySelector(sel).value === '7d', SEL.defaultPeriod, { timeout: 5_000 }).catch(() => {});
+    await waitForOptionsLoaded(options);
     assert.equal(await period.inputValue(), '7d', 'options shows the default period 7d');
     assert.equal(await retention.inputValue(), '30d', 'options shows the default retention 30d');
 
@@ -67,8 +79,8 @@ test('options: changes save immediately ("Saved"), and the popup starts on the c
     await options.close();
     const options2 = await ext.openOptions();
     const retention2 = options2.locator(SEL.retention);
-    await retention2.waitFor({ timeout: 10_000 });
-    await options2.waitForFunction((sel) => document.querySelector(sel).value === '30d', SEL.defaultPeriod, { timeout: 5_000 }).catch(() => {});
+    await retention2.waitFor({ timeout: LIMIT_MS });
+    await options2.waitForFunction((sel) => document.querySelector(sel).value === '30d', SEL.defaultPeriod, { timeout: LIMIT_MS }).catch(() => {});
     assert.equal(await options2.locator(SEL.defaultPeriod).inputValue(), '30d', 'reopened options shows the saved default period');
     assert.doesNotMatch(await statusText(options2), /saved/i, 'a freshly opened options page does not claim "Saved"');
     await retention2.selectOption('forever');
@@ -79,8 +91,10 @@ test('options: changes save immediately ("Saved"), and the popup starts on the c
     assert.equal(saved.defaultPeriod, '30d', 'saving retention keeps the default period');
 
     const popup = await openPopup(ext);
-    await popup.waitForFunction((sel) => document.querySelector(sel).value === '30d', SEL.period, { timeout: 5_000 }).catch(() => {});
+    await popup.waitForFunction((sel) => document.querySelector(sel).value === '30d', SEL.period, { timeout: LIMIT_MS }).catch(() => {});
     assert.equal(await popup.locator(SEL.period).inputValue(), '30d', 'the popup starts on the default period chosen in options');
+    await waitForSettled(popup, POPUP_STARTUP);
+    await flushEvents(ext, popup, options2);
     ext.assertNoErrors();
     ext.assertNoNetwork();
   } finally {
@@ -89,7 +103,7 @@ test('options: changes save immediately ("Saved"), and the popup starts on the c
 });
 
 test('unknown fields in settings are ignored', async () => {
-  const ext = await launchExtension();
+  const ext = await launch();
   try {
     const options = await ext.openOptions();
     // The worker's install-time read-modify-write of the settings must not overwrite ours.
@@ -97,8 +111,10 @@ test('unknown fields in settings are ignored', async () => {
     await storageSet(options, 'sync', { settings: { defaultPeriod: '24h', retention: '7d', someFutureField: { x: 1 }, depth: { unknown: 'shape' } } });
     const popup = await openPopup(ext);
     // The popup reads its settings after it shows the search box.
-    await popup.waitForFunction((sel) => document.querySelector(sel)?.value === '24h', SEL.period, { timeout: 5_000 }).catch(() => {});
+    await popup.waitForFunction((sel) => document.querySelector(sel)?.value === '24h', SEL.period, { timeout: LIMIT_MS }).catch(() => {});
     assert.equal(await popup.locator(SEL.period).inputValue(), '24h', 'known fields are applied despite unknown ones');
+    await waitForSettled(popup, POPUP_STARTUP);
+    await flushEvents(ext, popup);
     ext.assertNoErrors();
   } finally {
     await ext.close();
@@ -106,7 +122,7 @@ test('unknown fields in settings are ignored', async () => {
 });
 
 test('retention removes old messages when the popup opens', async () => {
-  const ext = await launchExtension();
+  const ext = await launch();
   try {
     const now = Date.now();
     const setup = await ext.context.newPage();
@@ -125,8 +141,8 @@ test('retention removes old messages when the popup opens', async () => {
     await storageSet(setup, 'sync', { settings: { defaultPeriod: '7d', retention: '30d' } });
 
     const popup = await openPopup(ext);
-    await waitForTurns(popup, 2);
-    await popup.waitForTimeout(300);
+    // The popup has read the conversation and deleted the expired turns (before showing the rest).
+    await waitForSettled(popup, POPUP_STARTUP);
     const questions = (await readTurns(popup)).map((t) => t.question);
     assert.deepEqual(questions, ['asked an hour ago', 'asked two days ago'], 'with 30-day retention: the 40-day-old turn is gone, the others shown newest first');
     const keys = (await logEntries(popup)).map((e) => e.key);
@@ -135,14 +151,15 @@ test('retention removes old messages when the popup opens', async () => {
 
     // Tighten retention in the options page: 1 day.
     const options = await ext.openOptions();
-    await options.locator(SEL.retention).waitFor({ timeout: 10_000 });
+    await waitForOptionsLoaded(options);
     await options.locator(SEL.retention).selectOption('1d');
     await waitForSaved(options);
     await waitForSetting(options, 'retention', '1d');
     const again = await openPopup(ext);
-    await again.waitForTimeout(300);
+    await waitForSettled(again, POPUP_STARTUP);
     assert.deepEqual((await readTurns(again)).map((t) => t.question), ['asked an hour ago'], 'with 1-day retention only the last hour remains');
     assert.deepEqual((await logEntries(again)).map((e) => e.key), [justKey]);
+    await flushEvents(ext, again, options);
     ext.assertNoErrors();
   } finally {
     await ext.close();
@@ -150,7 +167,7 @@ test('retention removes old messages when the popup opens', async () => {
 });
 
 test('retention: a question asked (per the clock) 40 days ago is gone at the next opening', async () => {
-  const ext = await launchExtension({ history: demoHistory() });
+  const ext = await launch({ history: demoHistory() });
   try {
     // Playwright's clock is per browser context: every extension page sees the same fake time.
     const past = await ext.context.newPage();
@@ -165,9 +182,10 @@ test('retention: a question asked (per the clock) 40 days ago is gone at the nex
 
     await ext.context.clock.setSystemTime(Date.now()); // back to the present
     const popup = await openPopup(ext);
-    await popup.waitForTimeout(300);
+    await waitForSettled(popup, POPUP_STARTUP); // the conversation is read and the expired turn deleted
     assert.deepEqual((await readTurns(popup)).map((t) => t.question), [], 'the 40-day-old question is not shown');
     assert.deepEqual((await logEntries(popup)).map((e) => e.question), [], 'and is deleted from storage');
+    await flushEvents(ext, popup);
     ext.assertNoErrors();
   } finally {
     await ext.close();
@@ -175,18 +193,19 @@ test('retention: a question asked (per the clock) 40 days ago is gone at the nex
 });
 
 test('options: "Clear conversation" empties the log', async () => {
-  const ext = await launchExtension({ history: demoHistory() });
+  const ext = await launch({ history: demoHistory() });
   try {
     const popup = await openPopup(ext);
     await ask(popup, 'flatmap');
     await popup.close();
     const options = await ext.openOptions();
     await options.getByRole('button', { name: 'Clear conversation', exact: true }).click();
-    await options.waitForFunction(async () => Object.keys(await chrome.storage.local.get(null)).every((k) => !k.startsWith('log:')), null, { timeout: 5_000 }).catch(() => {});
+    await options.waitForFunction(async () => Object.keys(await chrome.storage.local.get(null)).every((k) => !k.startsWith('log:')), null, { timeout: LIMIT_MS }).catch(() => {});
     assert.deepEqual((await logEntries(options)).map((e) => e.key), [], 'no log:… key after clearing from options');
     const again = await openPopup(ext);
-    await again.waitForTimeout(300);
+    await waitForSettled(again, POPUP_STARTUP); // it has read the (empty) conversation
     assert.deepEqual((await readTurns(again)).map((t) => t.question), []);
+    await flushEvents(ext, again, options);
     ext.assertNoErrors();
   } finally {
     await ext.close();
@@ -194,20 +213,20 @@ test('options: "Clear conversation" empties the log', async () => {
 });
 
 test('invalid setting values fall back to the defaults without an error', async () => {
-  const ext = await launchExtension();
+  const ext = await launch();
   try {
     const setup = await ext.openPage('manifest.json');
     // The worker's install-time write of default settings must land before ours (see ai.mjs).
     await waitForInstalledSettings(setup);
     await storageSet(setup, 'sync', { settings: { defaultPeriod: '2 weeks', retention: 12 } });
     const popup = await openPopup(ext);
-    await popup.waitForTimeout(300);
+    await waitForSettled(popup, POPUP_STARTUP); // it has read (and applied) the settings
     assert.equal(await popup.locator(SEL.period).inputValue(), '7d', 'an unknown period falls back to 7d');
     const options = await ext.openOptions();
-    await options.locator(SEL.retention).waitFor({ timeout: 10_000 });
-    await options.waitForTimeout(300);
+    await waitForOptionsLoaded(options);
     assert.equal(await options.locator(SEL.defaultPeriod).inputValue(), '7d');
     assert.equal(await options.locator(SEL.retention).inputValue(), '30d', 'an unreadable retention shows the default 30d');
+    await flushEvents(ext, popup, options);
     ext.assertNoErrors();
   } finally {
     await ext.close();
@@ -215,7 +234,7 @@ test('invalid setting values fall back to the defaults without an error', async 
 });
 
 test('a corrupted conversation entry does not break the popup; the others are shown', async () => {
-  const ext = await launchExtension();
+  const ext = await launch();
   try {
     const now = Date.now();
     const setup = await ext.openPage('manifest.json');
@@ -226,13 +245,13 @@ test('a corrupted conversation entry does not break the popup; the others are sh
       unrelatedKey: { hello: 'world' },
     });
     const popup = await openPopup(ext);
-    await waitForTurns(popup, 1);
-    await popup.waitForTimeout(300);
+    await waitForSettled(popup, POPUP_STARTUP); // the conversation is read
     const questions = (await readTurns(popup)).map((t) => t.question);
     assert.ok(questions.includes('still here'), `the valid turn is shown; questions: ${JSON.stringify(questions)}`);
     assert.equal(await alertText(popup), '', 'no alert for a corrupted entry');
     await ask(popup, 'anything');
     assert.equal((await storageGet(popup, 'local', 'unrelatedKey')).unrelatedKey?.hello, 'world', 'keys that are not log:… are left alone');
+    await flushEvents(ext, popup);
     ext.assertNoErrors();
   } finally {
     await ext.close();
@@ -240,7 +259,7 @@ test('a corrupted conversation entry does not break the popup; the others are sh
 });
 
 test('retention "forever" keeps old messages', async () => {
-  const ext = await launchExtension();
+  const ext = await launch();
   try {
     const now = Date.now();
     const setup = await ext.openPage('manifest.json');
@@ -250,9 +269,10 @@ test('retention "forever" keeps old messages', async () => {
     await waitForInstalledSettings(setup);
     await storageSet(setup, 'sync', { settings: { defaultPeriod: '7d', retention: 'forever' } });
     const popup = await openPopup(ext);
-    await waitForTurns(popup, 1);
+    await waitForSettled(popup, POPUP_STARTUP);
     assert.deepEqual((await readTurns(popup)).map((t) => t.question), ['asked last year']);
     assert.deepEqual((await logEntries(popup)).map((e) => e.key), [oldKey]);
+    await flushEvents(ext, popup);
     ext.assertNoErrors();
   } finally {
     await ext.close();
