@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
 import { demoHistory } from './support/fixtures.mjs';
 import { SEL, ask, describeTurn, openPopup } from './support/popup.mjs';
+import { LIMIT_MS, flushEvents } from './support/settle.mjs';
 
 let ext;
 const served = [];
@@ -22,10 +23,10 @@ after(async () => {
 });
 
 async function expectNewTab(popup, action, href) {
-  const [tab] = await Promise.all([ext.context.waitForEvent('page', { timeout: 10_000 }), action()]);
+  const [tab] = await Promise.all([ext.context.waitForEvent('page', { timeout: LIMIT_MS }), action()]);
   // The new tab may first show chrome-error:// (its first navigation can start before Playwright
   // attaches its routing), then loads the stubbed page: wait for the expected URL.
-  await tab.waitForURL(href, { timeout: 10_000 }).catch(() => {});
+  await tab.waitForURL(href, { timeout: LIMIT_MS }).catch(() => {});
   assert.equal(tab.url(), href, 'the new tab shows the cleaned result URL');
   assert.ok(!popup.isClosed(), 'the popup page itself did not navigate away');
   assert.ok(popup.url().startsWith(ext.url('popup.html')), `the popup stays on popup.html, is at ${popup.url()}`);
@@ -54,10 +55,11 @@ test('Enter on a focused result opens it in a new tab', async () => {
 test('"Options" in the popup opens the options page', async () => {
   const popup = await openPopup(ext);
   const control = popup.getByRole('link', { name: 'Options', exact: true }).or(popup.getByRole('button', { name: 'Options', exact: true }));
-  const [tab] = await Promise.all([ext.context.waitForEvent('page', { timeout: 10_000 }), control.click()]);
-  await tab.waitForURL(ext.url('options.html'), { timeout: 10_000 }).catch(() => {});
+  const [tab] = await Promise.all([ext.context.waitForEvent('page', { timeout: LIMIT_MS }), control.click()]);
+  await tab.waitForURL(ext.url('options.html'), { timeout: LIMIT_MS }).catch(() => {});
   assert.equal(tab.url(), ext.url('options.html'), 'a new tab with the options page');
-  await tab.locator('select[aria-label="Default period"]').waitFor({ timeout: 10_000 });
+  await tab.locator('select[aria-label="Default period"]').waitFor({ timeout: LIMIT_MS });
+  await flushEvents(ext, popup, tab);
   await tab.close();
   await popup.close();
   ext.assertNoErrors();

@@ -185,7 +185,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
   let worker = context.serviceWorkers().find((w) => w.url().startsWith('chrome-extension://'));
   if (!worker) {
     worker = await context
-      .waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith('chrome-extension://'), timeout: 20_000 })
+      .waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith('chrome-extension://'), timeout: 60_000 }) // a failure limit
       .catch(() => null);
   }
   if (worker) {
@@ -198,7 +198,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
     extensionId = id;
   } else if (!extensionId) {
     await context.close();
-    throw new Error(`The extension at ${dist} did not start a service worker within 20 s (and its manifest has no key to derive the id from). Check that it loads: chromium --load-extension=${dist}`);
+    throw new Error(`The extension at ${dist} did not start a service worker within 60 s (and its manifest has no key to derive the id from). Check that it loads: chromium --load-extension=${dist}`);
   }
 
   const url = (file) => `chrome-extension://${extensionId}/${file}`;
