@@ -7,9 +7,10 @@ import { launchExtension } from './support/launch.mjs';
 import { CTE_ARTICLE, DAY, HOUR, MINUTE, demoHistory, expectedRecent, largeHistory } from './support/fixtures.mjs';
 import { SEL, alertText, assertFound, assertNotFound, describeTurn, hrefs, openPopup, openPopupMeasured, readTurns, waitForAnswer } from './support/popup.mjs';
 import {
-  INDEXING_NOTICE, LIVE, assertIncludes, literalSearch, openAndAsk, readLive, snapshotBytes, stopServiceWorker, typeSlowly,
+  INDEXING_NOTICE, LIVE, askWorker, assertIncludes, literalSearch, openAndAsk, readLive, snapshotBytes, stopServiceWorker, typeSlowly,
   waitForIndex, waitForLive, waitForSnapshot,
 } from './support/live.mjs';
+import { LIMIT_MS, flushEvents, waitUntil } from './support/settle.mjs';
 
 const CREME = { url: 'https://www.750g.com/recette-98213.htm', title: 'Crème brûlée facile au four' };
 /** Deleted from history by a test; its only URL, so the page must go. */
@@ -25,10 +26,42 @@ async function commit(page, question) {
   return (await readTurns(page))[0];
 }
 
-/** Types `query` key by key and waits for `href` in the as-you-type list; returns the list. */
+/** Types `query` key by key and waits for `href` among the first five of the as-you-type list; returns the list. */
 async function typeAndSee(page, query, href) {
   await typeSlowly(page, query);
-  return waitForLive(page, (l) => l.hrefs.includes(href), `"${query}" → ${href}`);
+  return waitForLive(page, (l) => l.hrefs.includes(href) && l.hrefs.indexOf(href) < 5, `"${query}" → ${href} in the first five`, LIMIT_MS);
+}
+
+/**
+ * The as-you-type answer to `query` entered at once (one input event, after clearing the box, which
+ * removes the list): the list shown next can only be that answer.
+ */
+async function liveAnswerFor(page, query) {
+  const box = page.locator(SEL.search);
+  await box.fill('');
+  await page.waitForFunction((live) => !document.querySelector(live), LIVE, { timeout: LIMIT_MS });
+  await box.fill(query);
+  await page.waitForFunction((live) => document.querySelector(live), LIVE, { timeout: LIMIT_MS });
+  return readLive(page);
+}
+
+/**
+ * The URLs the worker's index gives for `query` (the message the popup sends for each keystroke;
+ * only `type` and `pages[].url` of the answer are read).
+ */
+async function indexAnswer(page, query) {
+  const answer = await askWorker(page, { type: 'search', query, startMs: 0, limit: 25, literal: false });
+  return answer?.type === 'pages' ? answer.pages.map((p) => p.url) : null;
+}
+
+/** Waits until the worker's index answers `query` as `predicate(urls)` wants: the index has applied a change to the history. */
+async function waitForIndexAnswer(page, query, predicate, what) {
+  let last;
+  await waitUntil(async () => {
+    last = await indexAnswer(page, query);
+    return last !== null && predicate(last);
+  }, `the index's answer to "${query}": ${what}`, { describe: () => `last answer: ${JSON.stringify(last)}` });
+  return last;
 }
 
 describe('smart local search in a seeded profile', () => {
@@ -57,21 +90,22 @@ describe('smart local search in a seeded profile', () => {
   test('typing shows matches at each keystroke without Enter; Enter commits a turn', async () => {
     const turnsBefore = await popup.locator(SEL.turn).count();
     await typeSlowly(popup, 'flatm');
-    const live = await waitForLive(popup, (l) => l.hrefs.length > 0, 'some match for "flatm"');
-    assert.equal(live.hrefs[0], 'https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Global_Objects/Array/flatMap', `best match while typing: ${JSON.stringify(live)}`);
+    const flatMap = 'https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Global_Objects/Array/flatMap';
+    const live = await waitForLive(popup, (l) => l.hrefs[0] === flatMap, 'flatMap as the best match while typing "flatm"', LIMIT_MS);
     assert.deepEqual(live.notices, [], 'answered by the index (no "Indexing…" notice)');
     // Each keystroke updates the list: one more word narrows it to something else.
     await popup.keyboard.type(' ');
     await popup.keyboard.type('btreemap', { delay: 20 });
-    await waitForLive(popup, (l) => l.hrefs.join() !== live.hrefs.join(), 'a different list once more words are typed');
+    await waitForLive(popup, (l) => l.hrefs.join() !== live.hrefs.join(), 'a different list once more words are typed', LIMIT_MS);
     await typeSlowly(popup, 'btreem');
-    await waitForLive(popup, (l) => l.hrefs[0] === 'https://doc.rust-lang.org/std/collections/struct.BTreeMap.html', '"btreem" → BTreeMap');
+    await waitForLive(popup, (l) => l.hrefs[0] === 'https://doc.rust-lang.org/std/collections/struct.BTreeMap.html', '"btreem" → BTreeMap', LIMIT_MS);
     assert.equal(await popup.locator(SEL.turn).count(), turnsBefore, 'typing alone adds no turn to the conversation');
     const turn = await commit(popup, 'btreem');
     assert.equal(turn.question, 'btreem');
     assertFound(turn, 'https://doc.rust-lang.org/std/collections/struct.BTreeMap.html', 'BTreeMap (committed, unfinished word)');
     assert.equal(await popup.locator(SEL.turn).count(), turnsBefore + 1, 'Enter added one turn');
     assert.equal(await popup.locator(LIVE).count(), 0, 'the committed turn replaces the as-you-type list');
+    await flushEvents(ext, popup);
     ext.assertNoErrors();
   });
 
@@ -84,12 +118,11 @@ describe('smart local search in a seeded profile', () => {
   for (const c of CASES) {
     test(`${c.what}: "${c.query}" finds its page as you type and committed${c.literalFinds ? '' : '; the browser alone does not'}`, async (t) => {
       const literal = await literalSearch(popup, c.query);
-      // Chrome's matcher is an AND of word prefixes (see crates/history-chat-core/src/index/literal.rs): order does not matter to it,
+      // Chrome's matcher is an AND of word prefixes (DESIGN.md §3): order does not matter to it,
       // accents, typos and other inflections do.
       assert.equal(literal.includes(c.href), c.literalFinds, `chrome.history.search("${c.query}") gave ${JSON.stringify(literal)}`);
       t.diagnostic(`chrome.history.search("${c.query}") alone: ${literal.includes(c.href) ? 'finds it' : `misses it (${literal.length} results)`}`);
-      const live = await typeAndSee(popup, c.query, c.href);
-      assert.ok(live.hrefs.indexOf(c.href) < 5, `in the first five as you type: ${JSON.stringify(live.hrefs)}`);
+      await typeAndSee(popup, c.query, c.href); // in the first five as you type
       const turn = await commit(popup, c.query);
       assertFound(turn, c.href, `${c.what} (committed)`);
       assert.ok(hrefs(turn).indexOf(c.href) < 5, `in the first five once committed: ${describeTurn(turn)}`);
@@ -107,16 +140,14 @@ describe('smart local search in a seeded profile', () => {
     await popup.locator(SEL.period).selectOption('90d');
   });
 
-  test('a page deleted from history (chrome.history.deleteUrl) disappears, as you type and committed', async (t) => {
+  test('a page deleted from history (chrome.history.deleteUrl) disappears, as you type and committed', async () => {
     const query = 'sony casque bruit';
     await typeAndSee(popup, query, DOOMED.url);
-    const deletedAt = Date.now();
     await popup.evaluate((url) => chrome.history.deleteUrl({ url }), DOOMED.url);
-    // onVisitRemoved reaches the worker asynchronously; the next keystrokes must not show it.
-    await typeSlowly(popup, query);
-    const live = await waitForLive(popup, (l) => !l.hrefs.includes(DOOMED.url), 'the deleted page gone', 3_000);
-    t.diagnostic(`gone from the as-you-type list ${Date.now() - deletedAt} ms after deleteUrl resolved`);
-    assert.ok(!live.hrefs.includes(DOOMED.url));
+    // onVisitRemoved reaches the worker asynchronously: wait until its index has applied it.
+    await waitForIndexAnswer(popup, query, (urls) => !urls.includes(DOOMED.url), 'without the deleted page');
+    const live = await liveAnswerFor(popup, query);
+    assert.ok(!live.hrefs.includes(DOOMED.url), `the deleted page is gone from the as-you-type list: ${JSON.stringify(live)}`);
     const turn = await commit(popup, query);
     assertNotFound(turn, DOOMED.url, 'the deleted page (committed: index and browser fused)');
     assert.deepEqual(await literalSearch(popup, 'sony'), [], 'the browser no longer has it either');
@@ -124,7 +155,7 @@ describe('smart local search in a seeded profile', () => {
     await typeAndSee(popup, 'creme brulee', CREME.url);
   });
 
-  test('a page visited while the popup is open is found without reopening Chrome (onVisited)', async (t) => {
+  test('a page visited while the popup is open is found without reopening Chrome (onVisited)', async () => {
     const url = 'https://www.orchidees-passion.example/guides/zygopetalum-arrosage-hiver';
     const title = 'Zygopetalum : arrosage et floraison en hiver';
     await ext.context.route('https://www.orchidees-passion.example/**', (route) =>
@@ -133,19 +164,14 @@ describe('smart local search in a seeded profile', () => {
     const tab = await ext.context.newPage();
     await tab.goto(url);
     await tab.waitForFunction((t) => document.title === t, title);
-    const visitedAt = Date.now();
-    // The popup stayed open all along; accents and a plural left out.
+    // The popup stayed open all along; accents and a plural left out. onVisited reaches the worker
+    // asynchronously (and the title comes after the visit): wait until its index has the page.
     await popup.bringToFront();
-    let live;
-    const deadline = Date.now() + 5_000;
-    for (;;) {
-      await typeSlowly(popup, 'zygopetalum arrosage floraisons', 5);
-      live = await readLive(popup).catch(() => null);
-      if (live?.hrefs.includes(url) || Date.now() > deadline) break;
-      await popup.waitForTimeout(100);
-    }
+    const query = 'zygopetalum arrosage floraisons';
+    await waitForIndexAnswer(popup, query, (urls) => urls.includes(url), 'with the new visit');
+    await typeSlowly(popup, query, 5);
+    const live = await waitForLive(popup, (l) => l.hrefs.includes(url), 'the new visit', LIMIT_MS).catch(() => readLive(popup));
     assertIncludes(live?.hrefs ?? [], url, 'the new visit in the as-you-type list');
-    t.diagnostic(`new visit searchable ${Date.now() - visitedAt} ms after its page loaded`);
     const turn = await commit(popup, 'zygopetalum arrosage floraisons');
     assertFound(turn, url, 'the new visit (committed)');
     await tab.close();
@@ -180,13 +206,16 @@ describe('smart local search in a seeded profile', () => {
     // Still responsive: a normal query right after, as you type and committed.
     await typeAndSee(popup, 'creme brulee', CREME.url);
     assertFound(await commit(popup, 'creme brulee'), CREME.url);
+    await flushEvents(ext, popup);
     ext.assertNoErrors();
   });
 
   test('after chrome.history.deleteAll() nothing is found, as you type or committed', async () => {
     await popup.evaluate(() => chrome.history.deleteAll());
-    await typeSlowly(popup, 'creme brulee');
-    await waitForLive(popup, (l) => l.hrefs.length === 0, 'an empty list', 3_000);
+    // onVisitRemoved (all history) reaches the worker asynchronously: wait until its index is empty of it.
+    await waitForIndexAnswer(popup, 'creme brulee', (urls) => urls.length === 0, 'nothing');
+    const live = await liveAnswerFor(popup, 'creme brulee');
+    assert.deepEqual(live.hrefs, [], `an empty as-you-type list: ${JSON.stringify(live)}`);
     const turn = await commit(popup, 'creme brulee');
     assert.equal(turn.results.length, 0, describeTurn(turn));
     await popup.locator(SEL.search).fill('');
@@ -194,7 +223,8 @@ describe('smart local search in a seeded profile', () => {
     assert.equal(recent.results.length, 0, `no recent page after deleteAll: ${describeTurn(recent)}`);
   });
 
-  test('zero network requests from the extension throughout', () => {
+  test('zero network requests from the extension throughout', async () => {
+    await flushEvents(ext, popup);
     ext.assertNoErrors();
     ext.assertNoNetwork();
   });
