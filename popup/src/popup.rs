@@ -124,7 +124,15 @@ pub fn Popup() -> impl IntoView {
             let Choice { engine, note } =
                 choose(current.provider, current.has_api_key(), known_availability);
             let (mut stored, problem) = match engine {
-                Engine::Local => (ask_locally(asked, period).await, false),
+                Engine::Local => {
+                    // While the index is incomplete, what it found is shown at once and the
+                    // browser's search fills in after.
+                    let early = move |early: StoredTurn| {
+                        status.set("Searching Chrome's own history too…".to_owned());
+                        turns.update(|turns| turns.insert(0, early));
+                    };
+                    (ask_locally(asked, period, early).await, false)
+                }
                 Engine::Gemini => {
                     let model = GeminiModel::new(current.api_key(), cancel);
                     ask_ai(&model, Mode::Gemini, asked, period, &current, status).await
@@ -156,7 +164,7 @@ pub fn Popup() -> impl IntoView {
                         Err(failure) => {
                             model.close();
                             availability.set(Some(on_device::availability().await));
-                            let mut local = ask_locally(asked, period).await;
+                            let mut local = ask_locally(asked, period, drop).await;
                             local.turn.note = Some(device_failure(&failure));
                             (local, false)
                         }
@@ -177,7 +185,11 @@ pub fn Popup() -> impl IntoView {
                 }));
             }
             let saved = storage::save_turn(&stored.key, &stored.turn).await;
-            turns.update(|turns| turns.insert(0, stored));
+            turns.update(|turns| {
+                // Replaces the early answer, if one was shown.
+                turns.retain(|shown| shown.key != stored.key);
+                turns.insert(0, stored);
+            });
             question.set(String::new());
             running.set_value(None);
             busy.set(false);
@@ -346,7 +358,7 @@ pub fn Popup() -> impl IntoView {
                     <p class="hint">{move || hint(choice().engine)}</p>
                     <p class="hint device">{device_note}</p>
                 </Show>
-                <For each=move || turns.get() key=|stored| stored.key.clone() children=|stored| view! { <TurnView turn=stored.turn/> }/>
+                <For each=move || turns.get() key=view_key children=|stored| view! { <TurnView turn=stored.turn/> }/>
             </section>
         </main>
     }
@@ -402,6 +414,16 @@ fn open_options(set_alert: WriteSignal<Option<AlertMessage>>) {
             )));
         }
     });
+}
+
+/// A turn's identity in the conversation's list: its key, and what can change once it is shown
+/// (the early answer of an incomplete index is replaced by the filled-in one under the same key).
+fn view_key(stored: &StoredTurn) -> (String, usize, Option<String>) {
+    (
+        stored.key.clone(),
+        stored.turn.results.len(),
+        stored.turn.note.clone(),
+    )
 }
 
 /// The matches shown while typing, before the question is committed.
@@ -518,11 +540,13 @@ async fn smart_local_search(
     question: &str,
     period: Period,
     now: i64,
+    early: impl FnOnce(&[Page], IndexProgress),
 ) -> Result<(Vec<Page>, Option<IndexProgress>), ChromeError> {
     match index_search(question, period.start_ms(now)).await {
         Ok(pages) => Ok((pages, None)),
         Err((partial, progress)) if !partial.is_empty() => {
-            // What the index found stands even if the browser fails.
+            // What the index found is shown at once, and stands even if the browser fails.
+            early(&partial, progress);
             let browser = local_search(&ChromeHistory, question, period, now)
                 .await
                 .unwrap_or_default();
@@ -536,19 +560,31 @@ async fn smart_local_search(
 }
 
 /// Runs one local search and makes it a turn; a failure becomes the turn's error, with what to do.
-async fn ask_locally(question: String, period: Period) -> StoredTurn {
+/// While the index is incomplete, `early` gets a turn with what it found before the browser's
+/// search fills in (same key as the final turn).
+async fn ask_locally(
+    question: String,
+    period: Period,
+    early: impl FnOnce(StoredTurn),
+) -> StoredTurn {
     let at_ms = now_ms();
-    let outcome = smart_local_search(&question, period, at_ms).await;
+    let key = turn_key(at_ms, nonce());
+    let early = |partial: &[Page], progress: IndexProgress| {
+        let mut turn = Turn::local(at_ms, &question, period, Ok(partial.to_vec()));
+        turn.note = Some(progress.filling_in().to_owned());
+        early(StoredTurn {
+            key: key.clone(),
+            turn,
+        });
+    };
+    let outcome = smart_local_search(&question, period, at_ms, early).await;
     let indexing = outcome.as_ref().ok().and_then(|(_, progress)| *progress);
     let outcome = outcome.map(|(pages, _)| pages).map_err(|error| {
         format!("Your history could not be searched ({error}). Try again in a moment.")
     });
     let mut turn = Turn::local(at_ms, &question, period, outcome);
     turn.note = indexing.map(|progress| progress.notice().to_owned());
-    StoredTurn {
-        key: turn_key(at_ms, nonce()),
-        turn,
-    }
+    StoredTurn { key, turn }
 }
 
 /// Runs the AI pipeline with `model`, reporting each step in `status`. Also says whether the

@@ -106,6 +106,12 @@ impl IndexProgress {
         }
     }
 
+    /// The note of a committed answer shown from the incomplete index while the browser's search
+    /// is still filling in.
+    pub fn filling_in(&self) -> &'static str {
+        "Indexing your history… these are the pages indexed so far; Chrome's own search is filling in."
+    }
+
     /// The notice above results the index could not give alone.
     pub fn notice(&self) -> &'static str {
         match self.since_ms {

@@ -272,7 +272,7 @@ impl Index {
     }
 
     fn upsert_with(&mut self, item: HistoryItem, work: &mut Work, keep_sorted: bool) {
-        let Some(url) = clean_url(&item.url).ok() else {
+        let Some(url) = clean_url(&item.url).ok().map(String::from) else {
             return;
         };
         let old_title = self
@@ -280,7 +280,7 @@ impl Index {
             .get(url.as_str())
             .and_then(|&id| self.doc(id))
             .map(|doc| (doc.title.clone(), doc.url.clone()));
-        let Some((id, is_new)) = self.merge(item) else {
+        let Some((id, is_new)) = self.merge_cleaned(item, url) else {
             return;
         };
         if is_new {
@@ -435,6 +435,11 @@ impl Index {
     /// Returns the page id and whether it is new.
     fn merge(&mut self, item: HistoryItem) -> Option<(u32, bool)> {
         let url = String::from(clean_url(&item.url).ok()?);
+        self.merge_cleaned(item, url)
+    }
+
+    /// [`Index::merge`] with the item's URL already cleaned (`url`).
+    fn merge_cleaned(&mut self, item: HistoryItem, url: String) -> Option<(u32, bool)> {
         let raw = (item.url != url).then(|| Box::<str>::from(item.url.as_str()));
         let title = item.title.trim();
         if let Some(&id) = self.by_url.get(url.as_str()) {
