@@ -44,6 +44,33 @@ test('the popup loads with no console error, search box focused, controls presen
   await page.close();
 });
 
+test('what is typed before the popup\'s module has started is kept, Enter included', async () => {
+  const page = await ext.context.newPage();
+  // Hold the WebAssembly module until the test lets it go, so the keystrokes surely come first.
+  await page.addInitScript(() => {
+    let release;
+    const held = new Promise((resolve) => (release = resolve));
+    window.__releaseWasm = release;
+    for (const name of ['instantiateStreaming', 'instantiate']) {
+      const original = WebAssembly[name].bind(WebAssembly);
+      WebAssembly[name] = (...args) => held.then(() => original(...args));
+    }
+  });
+  await page.goto(ext.url('popup.html'), { waitUntil: 'domcontentloaded' });
+  await page.waitForFunction((sel) => document.activeElement?.matches(sel), SEL.search);
+  await page.keyboard.type('recursive cte', { delay: 10 });
+  await page.keyboard.press('Enter');
+  assert.equal(await page.locator(SEL.conversation).count(), 0, 'precondition: the module has not mounted the popup yet');
+  assert.equal(await page.locator(SEL.search).inputValue(), 'recursive cte');
+  await page.evaluate(() => window.__releaseWasm());
+  await waitForAnswer(page, 'recursive cte', 0);
+  const [turn] = await readTurns(page);
+  assertFound(turn, CTE_ARTICLE.cleanUrl, 'the question typed before the module started');
+  assert.equal(await page.locator(SEL.search).count(), 1, 'one search box once mounted');
+  assert.ok(await page.evaluate((sel) => document.activeElement === document.querySelector(sel), SEL.search), 'the popup\'s box has the focus');
+  await page.close();
+});
+
 test('a search finds the right pages', async () => {
   const page = await openPopup(ext);
   const cte = await ask(page, 'recursive cte', { period: '7d' });
