@@ -5,7 +5,11 @@ import { SEL } from './popup.mjs';
 import { cleanForTest } from './fixtures.mjs';
 
 export const LIVE = 'section[aria-label="Matches as you type"]';
+/** The notice above as-you-type results the index could not give alone (while it is built). */
 export const INDEXING_NOTICE = 'Indexing your history… meanwhile these come from Chrome\'s own search.';
+export function isIndexingNotice(text) {
+  return /^Indexing your history…/.test(text);
+}
 
 /** The as-you-type section as data: null when not shown. */
 export async function readLive(page) {
@@ -85,6 +89,25 @@ export async function snapshotBytes(page) {
   );
 }
 
+/** Deletes the index snapshot from the extension's IndexedDB (from an extension page; the worker must be stopped). */
+export async function deleteSnapshot(page) {
+  await page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open('history-chat');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (!db.objectStoreNames.contains('blobs')) return (db.close(), resolve());
+          const tx = db.transaction('blobs', 'readwrite');
+          tx.objectStore('blobs').delete('history-index');
+          tx.oncomplete = () => (db.close(), resolve());
+          tx.onerror = () => (db.close(), reject(tx.error));
+        };
+      }),
+  );
+}
+
 export async function waitForSnapshot(page, timeout = 20_000) {
   const started = Date.now();
   while (Date.now() - started < timeout) {
@@ -139,7 +162,7 @@ export async function stopServiceWorker(ext, page) {
 
 /** Installed before the popup's scripts: focus time, and when the as-you-type section first shows an answer. */
 export function instrument([search, live]) {
-  window.__hc = { focusAt: undefined, liveAt: undefined, liveNotices: [], inputs: [], updates: [] };
+  window.__hc = { focusAt: undefined, liveAt: undefined, liveNotices: [], inputs: [], updates: [], indexingLines: [] };
   const hc = window.__hc;
   const poll = () => {
     if (hc.focusAt === undefined && document.activeElement?.matches?.(search)) hc.focusAt = performance.now();
@@ -153,6 +176,8 @@ export function instrument([search, live]) {
     if (e.target.matches?.(search)) hc.inputs.push(performance.now());
   }, true);
   new MutationObserver(() => {
+    const line = document.querySelector('p.indexing')?.textContent?.trim();
+    if (line && hc.indexingLines[hc.indexingLines.length - 1] !== line) hc.indexingLines.push(line);
     const section = document.querySelector(live);
     if (!section) return;
     const at = performance.now();
@@ -185,7 +210,7 @@ export async function openAndAsk(ext, query) {
   await page.waitForFunction(() => window.__hc.liveAt !== undefined, null, { timeout: 20_000 });
   const hc = await page.evaluate(() => window.__hc);
   await page.close();
-  return { focusMs: hc.focusAt, answerMs: hc.liveAt, fromBrowser: hc.liveNotices.includes(INDEXING_NOTICE), notices: hc.liveNotices, hrefs: hc.liveHrefs };
+  return { focusMs: hc.focusAt, answerMs: hc.liveAt, fromBrowser: hc.liveNotices.some(isIndexingNotice), notices: hc.liveNotices, hrefs: hc.liveHrefs };
 }
 
 export function assertIncludes(list, item, what) {
