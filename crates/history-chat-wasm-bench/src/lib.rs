@@ -6,8 +6,11 @@
 //! `history-chat-core/examples/common/synth.rs`, included by path), so native and WebAssembly
 //! numbers are for the same data.
 
+use std::collections::VecDeque;
+
 use history_chat_core::history::HistoryItem;
 use history_chat_core::index::Index;
+use history_chat_core::index::host::{Action, Event, HistoryRead, Host};
 use wasm_bindgen::prelude::*;
 
 #[path = "../../history-chat-core/examples/common/synth.rs"]
@@ -25,6 +28,16 @@ pub struct Bench {
     queries: Vec<Vec<String>>,
     index: Index,
     bytes: Vec<u8>,
+    /// A build in slices by the worker's own state machine, stepped by [`Bench::next_slice`].
+    sliced: Option<Sliced>,
+}
+
+#[derive(Debug)]
+struct Sliced {
+    host: Host,
+    /// The generated history, newest first (the browser's order).
+    items: Vec<HistoryItem>,
+    reads: VecDeque<HistoryRead>,
 }
 
 #[wasm_bindgen]
@@ -43,7 +56,69 @@ impl Bench {
             queries,
             index: Index::new(),
             bytes: Vec::new(),
+            sliced: None,
         }
+    }
+
+    /// Starts a build in slices, as the worker's index host does it with no snapshot: the host
+    /// asks for slices of history newest first; [`Bench::next_slice`] answers them one by one from
+    /// the generated history (the page times each: the worker's longest busy stretch).
+    pub fn start_sliced(&mut self) {
+        let mut items = self.items.clone();
+        items.sort_by_key(|item| std::cmp::Reverse(item.last_visit_ms));
+        let mut host = Host::new();
+        let mut reads = VecDeque::new();
+        let mut actions = host.handle(Event::Need);
+        actions.extend(host.handle(Event::SnapshotRead {
+            bytes: None,
+            now_ms: NOW_MS,
+        }));
+        reads.extend(actions.into_iter().filter_map(|action| match action {
+            Action::ReadHistory(read) => Some(read),
+            _ => None,
+        }));
+        self.sliced = Some(Sliced { host, items, reads });
+    }
+
+    /// Feeds the next slice to the host (the items with a visit in its range: a scan of the
+    /// generated history, as cheap as a filter can be; the page subtracts nothing). Returns the
+    /// slice's item count, or -1 when the build is complete (or was not started).
+    pub fn next_slice(&mut self) -> i32 {
+        let Some(sliced) = self.sliced.as_mut() else {
+            return -1;
+        };
+        let Some(read) = sliced.reads.pop_front() else {
+            return -1;
+        };
+        let items: Vec<HistoryItem> = sliced
+            .items
+            .iter()
+            .filter(|item| {
+                item.last_visit_ms >= read.start_ms
+                    && read.end_ms.is_none_or(|end| item.last_visit_ms < end)
+            })
+            .cloned()
+            .collect();
+        let count = items.len() as i32;
+        let actions = sliced.host.handle(Event::HistoryRead {
+            id: read.id,
+            items: Some(items),
+        });
+        sliced
+            .reads
+            .extend(actions.into_iter().filter_map(|action| match action {
+                Action::ReadHistory(read) => Some(read),
+                _ => None,
+            }));
+        count
+    }
+
+    /// Pages indexed by the sliced build so far.
+    pub fn sliced_pages(&self) -> usize {
+        self.sliced
+            .as_ref()
+            .and_then(|sliced| sliced.host.index())
+            .map_or(0, Index::len)
     }
 
     /// Builds the index from the generated history (the items are moved in: nothing is copied,

@@ -23,6 +23,24 @@ window.runBench = async ({ size, perLength, loads }) => {
     out.coldBuildMs = now() - t;
     cold.free();
   }
+  {
+    // The worker's build in slices, newest first, by its own state machine (index CPU only: the
+    // browser's reads are not in it). Each slice is one stretch during which the worker is busy.
+    const sliced = new Bench(size, perLength);
+    sliced.start_sliced();
+    const slices = [];
+    const started = now();
+    for (;;) {
+      const t0 = now();
+      const count = sliced.next_slice();
+      if (count < 0) break;
+      slices.push({ ms: now() - t0, items: count });
+    }
+    out.slicedBuildMs = now() - started;
+    out.slices = slices;
+    out.slicedPages = sliced.sliced_pages();
+    sliced.free();
+  }
   t = now();
   const bench = new Bench(size, perLength);
   out.generateMs = now() - t;
