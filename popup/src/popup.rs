@@ -88,7 +88,14 @@ pub fn Popup() -> impl IntoView {
         let loaded = storage::load_settings().await.unwrap_or_default();
         period.set(loaded.default_period);
         match storage::load_conversation(now_ms(), &loaded).await {
-            Ok(conversation) => turns.set(conversation.turns),
+            // A question asked before the log was read is newer than all of it: keep it first.
+            Ok(conversation) => turns.update(|shown| {
+                let older = conversation
+                    .turns
+                    .into_iter()
+                    .filter(|stored| !shown.iter().any(|s| s.key == stored.key));
+                shown.extend(older.collect::<Vec<_>>());
+            }),
             Err(error) => set_alert.set(AlertMessage::new(format!(
                 "Your conversation could not be loaded ({error}). Searching still works; close and reopen the popup to try again."
             ))),
