@@ -14,8 +14,10 @@ function assertClearState(turn, what) {
   if (turn.results.length === 0) {
     assert.equal(turn.hasList, false, `${what}: no empty result list`);
     assert.ok(turn.notice && turn.notice.length > 10, `${what}: a notice explains there is nothing (got ${JSON.stringify(turn.notice)})`);
-  } else {
-    assert.equal(turn.notice, null, `${what}: results and no "nothing found" notice`);
+  } else if (turn.notice !== null) {
+    // Right after install the index may not reach back far enough yet: the turn then says that
+    // Chrome's own search filled in — never that nothing was found.
+    assert.match(turn.notice, /^Indexing your history…/, `${what}: results and no "nothing found" notice`);
   }
 }
 
