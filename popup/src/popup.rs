@@ -440,6 +440,8 @@ struct LiveAnswer {
     /// The index could not answer for the whole period (it is still being built, or the worker
     /// did not answer): the browser's literal search fills in, and a notice says so.
     indexing: Option<IndexProgress>,
+    /// What the index found so far, shown at once while the browser's search is still running.
+    filling: bool,
 }
 
 /// Asks the worker until its index is complete, so the popup can say how far indexing has got.
@@ -510,6 +512,7 @@ async fn live_search(
                 show(LiveAnswer {
                     pages,
                     indexing: None,
+                    filling: false,
                 });
             }
             return;
@@ -519,12 +522,12 @@ async fn live_search(
     if !current() {
         return;
     }
-    if !partial.is_empty() {
-        show(LiveAnswer {
-            pages: partial.clone(),
-            indexing: Some(progress),
-        });
-    }
+    // At once: what the index has (perhaps nothing yet), saying that more is coming.
+    show(LiveAnswer {
+        pages: partial.clone(),
+        indexing: Some(progress),
+        filling: true,
+    });
     http::sleep(BROWSER_SEARCH_DEBOUNCE_MS, &Cancel::new()).await;
     if !current() {
         return;
@@ -536,6 +539,7 @@ async fn live_search(
         show(LiveAnswer {
             pages: fill_in(&partial, &browser),
             indexing: Some(progress),
+            filling: false,
         });
     }
 }
@@ -635,10 +639,14 @@ async fn ask_ai(
 #[component]
 fn LiveView(answer: LiveAnswer) -> impl IntoView {
     let now = now_ms();
-    let empty = answer.pages.is_empty();
+    let empty = answer.pages.is_empty() && !answer.filling;
+    let notice = answer.indexing.map(|progress| match answer.filling {
+        true => progress.filling_in(),
+        false => progress.notice(),
+    });
     view! {
         <section class="live" aria-label="Matches as you type">
-            {answer.indexing.map(|progress| view! { <p class="notice">{progress.notice()}</p> })}
+            {notice.map(|notice| view! { <p class="notice">{notice}</p> })}
             <Show when=move || empty>
                 <p class="notice">"No match yet — press Enter to search."</p>
             </Show>

@@ -21,8 +21,9 @@
 //                 new `article.turn` in the conversation with its results or its notice, for the
 //                 original a new `div.answer` with its list or its notice (MutationObserver);
 //   last key→live History Chat only: the last keystroke's input event → the first change of the
-//                 as-you-type section that shows results or a notice, if before Enter (else
-//                 counted as "not before Enter": longer than the pause).
+//                 as-you-type section that shows results or a notice, and → the first one with at
+//                 least one result, if before Enter (else counted as "not before Enter": longer
+//                 than the pause).
 // Phases, on fresh profiles seeded with largeHistory(50_000) + demoHistory (+ one "Crème brûlée"
 // page, found by the index only):
 //   install   right after Chrome starts with the extension (the worker builds its index): runs
@@ -157,6 +158,8 @@ async function run(ext, kind, question) {
     const lastInput = b.inputs[b.inputs.length - 1];
     // The as-you-type answer to the last keystroke, if it came before Enter replaced it.
     const live = spec.live ? b.live.find((u) => u.at > lastInput && u.at < b.enterAt && u.shows) : undefined;
+    // The first as-you-type list with at least one result (a notice alone does not count).
+    const liveResults = spec.live ? b.live.find((u) => u.at > lastInput && u.at < b.enterAt && u.results > 0) : undefined;
     return {
       kind,
       question,
@@ -167,6 +170,7 @@ async function run(ext, kind, question) {
       results: b.answer.results,
       notice: b.answer.notice,
       liveMs: live ? live.at - lastInput : null,
+      liveResultsMs: liveResults ? liveResults.at - lastInput : null,
       liveFromBrowser: live ? live.notices.some((n) => n.startsWith('Indexing')) : null,
     };
   } finally {
@@ -373,26 +377,30 @@ const liveMs = (n) => (n === Infinity ? `> ${ENTER_PAUSE_MS}` : ms(n));
 const liveRows = STATES.map(([state, label]) => {
   const hcRuns = runs.filter((r) => r.kind === 'hc' && r.states.liveMs === state);
   const live = hcRuns.map((r) => r.liveMs ?? Infinity);
-  const worst = live.length >= 10 ? percentile(live, 0.95) : live.length ? Math.max(...live) : NaN;
-  return { state, label, live, hcRuns, worst };
+  const withResults = hcRuns.map((r) => r.liveResultsMs ?? Infinity);
+  const high = (list) => (list.length >= 10 ? percentile(list, 0.95) : list.length ? Math.max(...list) : NaN);
+  return { state, label, live, withResults, hcRuns, worst: high(withResults), worstAnswer: high(live) };
 });
 sections.push(
-  'History Chat\'s as-you-type list: last keystroke (its input event) → the first change of the list that shows results or a notice, ' +
-    `before Enter (${ENTER_PAUSE_MS} ms later); a keystroke not answered by then counts as "> ${ENTER_PAUSE_MS}". ` +
-    'Target (right after install, while indexing): ≤ 100 ms, judged on the p95 (the worst when fewer than 10 samples).',
+  'History Chat\'s as-you-type list: last keystroke (its input event) → the first change of the list that shows something ' +
+    '(results, or the notice that Chrome\'s own search is filling in), and → the first list with at least one result; ' +
+    `both before Enter (${ENTER_PAUSE_MS} ms later); a keystroke not answered by then counts as "> ${ENTER_PAUSE_MS}". ` +
+    'Target (right after install, while indexing): first results ≤ 100 ms, judged on the p95 (the worst when fewer than 10 samples). ' +
+    'While the index does not reach back to the period\'s start yet, a page it has not read can only come from Chrome\'s own search (hundreds of ms on 50,000 entries).',
   table(
-    ['last keystroke → first results', 'runs', 'median ms', 'p95 ms', 'worst ms', 'answered by Chrome\'s search', 'not answered before Enter', 'target ≤ 100 ms'],
-    liveRows.map(({ state, label, live, hcRuns, worst }) => [
+    ['last keystroke →', 'runs', 'first answer: median / worst ms', 'first results: median ms', 'p95 ms', 'worst ms', 'partial (index incomplete)', 'no result before Enter', 'target ≤ 100 ms'],
+    liveRows.map(({ state, label, live, withResults, hcRuns, worst, worstAnswer }) => [
       label,
       hcRuns.length,
-      live.length ? liveMs(median(live)) : 'n/a',
-      live.length >= 10 ? liveMs(percentile(live, 0.95)) : '—',
-      live.length ? liveMs(Math.max(...live)) : 'n/a',
+      live.length ? `${liveMs(median(live))} / ${liveMs(worstAnswer)}` : 'n/a',
+      withResults.length ? liveMs(median(withResults)) : 'n/a',
+      withResults.length >= 10 ? liveMs(percentile(withResults, 0.95)) : '—',
+      withResults.length ? liveMs(Math.max(...withResults)) : 'n/a',
       hcRuns.filter((r) => r.liveFromBrowser).length,
-      live.filter((v) => v === Infinity).length,
-      state === 'building' ? (live.length ? verdict(worst <= 100) : 'n/a (no sample)') : '(no target)',
+      withResults.filter((v) => v === Infinity).length,
+      state === 'building' ? (withResults.length ? verdict(worst <= 100) : 'n/a (no sample)') : '(no target)',
     ]),
-    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
   ),
 );
 
@@ -448,7 +456,7 @@ sections.push(
       ['Enter → answer, right after install: no slower than the literal original', `${ms(enter('hc', 'building'))} vs ${ms(enter('original', 'building'))} ms (${ratio(enter('hc', 'building'), enter('original', 'building'))})`, judged([enter('hc', 'building'), enter('original', 'building')], enter('hc', 'building') <= enter('original', 'building'))],
       ['popup usable ≤ 1.3× the original\'s plain page (index ready)', `${ms(usable('hc', 'ready'))} vs ${ms(usable('original', 'ready'))} ms (${ratio(usable('hc', 'ready'), usable('original', 'ready'))})`, judged([usable('hc', 'ready'), usable('original', 'ready')], usable('hc', 'ready') <= 1.3 * usable('original', 'ready'))],
       ['… right after install', `${ms(usable('hc', 'building'))} vs ${ms(usable('original', 'building'))} ms (${ratio(usable('hc', 'building'), usable('original', 'building'))})`, judged([usable('hc', 'building'), usable('original', 'building')], usable('hc', 'building') <= 1.3 * usable('original', 'building'))],
-      ['right after install: last keystroke → first results ≤ 100 ms', building.live.length ? `median ${liveMs(median(building.live))} ms, ${building.live.length >= 10 ? 'p95' : 'worst'} ${liveMs(building.worst)} ms (${building.live.length} runs)` : 'no sample', building.live.length ? verdict(building.worst <= 100) : 'n/a (no sample)'],
+      ['right after install: last keystroke → first results ≤ 100 ms', building.withResults.length ? `median ${liveMs(median(building.withResults))} ms, ${building.withResults.length >= 10 ? 'p95' : 'worst'} ${liveMs(building.worst)} ms (${building.withResults.length} runs; first answer, results or notice: worst ${liveMs(building.worstAnswer)} ms)` : 'no sample', building.withResults.length ? verdict(building.worst <= 100) : 'n/a (no sample)'],
       ['first answer after a worker restart ≤ 200 ms', `${ms(median(restart))} ms (median of ${restart.length})`, judged([median(restart)], median(restart) <= 200)],
       ['searchable after install: last 7 days / 30 days / everything', installs.some((i) => i.progress.reported) ? `${ms(median(installs.map((i) => i.progress.week).filter((v) => v !== null)))} / ${ms(median(installs.map((i) => i.progress.month).filter((v) => v !== null)))} / ${ms(median(installs.map((i) => i.progress.ready)))} ms` : `n/a / n/a / ${ms(median(installs.map((i) => i.progress.ready)))} ms (no progress reported)`, '(no target)'],
     ],

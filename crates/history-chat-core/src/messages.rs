@@ -106,10 +106,10 @@ impl IndexProgress {
         }
     }
 
-    /// The note of a committed answer shown from the incomplete index while the browser's search
-    /// is still filling in.
+    /// The notice over what the incomplete index found (perhaps nothing yet), shown at once while
+    /// the browser's search is still running.
     pub fn filling_in(&self) -> &'static str {
-        "Indexing your history… these are the pages indexed so far; Chrome's own search is filling in."
+        "Indexing your history… Chrome's own search is filling in."
     }
 
     /// The notice above results the index could not give alone.
