@@ -214,7 +214,7 @@ async function recallBench() {
     await waitForIndex(page);
     for (const q of queries) {
       const literal = cleanLiteral((await page.evaluate((text) => chrome.history.search({ text, startTime: 0, maxResults: 100 }), q.query)).map((i) => i.url)).slice(0, 5);
-      const smart = await askWorker(page, { type: 'search', query: q.query, startMs: 0, limit: 5, literal: true });
+      const smart = await askWorker(page, { type: 'search', query: q.query, startMs: 0, limit: 5 });
       const smartUrls = (smart.pages ?? []).map((p) => p.url).slice(0, 5);
       const recall = (urls) => q.expected.filter((e) => urls.includes(e)).length / q.expected.length;
       rows.push({ kind: q.kind, query: q.query, literal: recall(literal), smart: recall(smartUrls), answered: smart.type });
@@ -308,7 +308,7 @@ if (want('recall')) {
   sections.push(
     '## Recall@5 in the real browser (eval set)\n\n`crates/history-chat-core/eval/` seeded into a profile (visits shifted to end now). ' +
       'literal: `chrome.history.search({text: query, startTime: 0, maxResults: 100})`, cleaned, merged and filtered as the popup does, first 5; ' +
-      'smart: `chrome.runtime.sendMessage({type: "search", query, startMs: 0, limit: 5, literal: true})` (the committed search: index fused with the literal one).',
+      'smart: `chrome.runtime.sendMessage({type: "search", query, startMs: 0, limit: 5})` (the committed search once the index is complete: the index alone, no literal search).',
     table(
       ['kind', 'queries', 'literal (Chrome)', 'smart (extension)'],
       kinds.map((k) => {
