@@ -36,7 +36,7 @@
 //! read against the others.
 
 use crate::history::{HistoryItem, RemovedVisits};
-use crate::index::Index;
+use crate::index::{Hit, Index};
 use crate::messages::{IndexProgress, Request, Response};
 use crate::period::{DAY_MS, HOUR_MS};
 
@@ -306,6 +306,10 @@ impl Host {
             Coverage::Complete => None,
             Coverage::Building(_) => (!progress.covers(start_ms)).then_some(progress),
         };
+        let pages = |hits: Vec<Hit>, start_ms: i64| Response::Pages {
+            pages: hits.into_iter().map(|hit| hit.page).collect(),
+            indexing: partial(start_ms),
+        };
         Reply::Now(match request {
             Request::Warm => match coverage {
                 Coverage::Complete => Response::Ready { pages: index.len() },
@@ -315,26 +319,15 @@ impl Host {
                 query,
                 start_ms,
                 limit,
-            } => Response::Pages {
-                pages: index
-                    .search(query, *start_ms, now_ms, *limit)
-                    .into_iter()
-                    .map(|hit| hit.page)
-                    .collect(),
-                indexing: partial(*start_ms),
-            },
+            } => pages(index.search(query, *start_ms, now_ms, *limit), *start_ms),
             Request::Keyword {
                 keyword,
                 start_ms,
                 limit,
-            } => Response::Pages {
-                pages: index
-                    .search_keyword(keyword, *start_ms, now_ms, *limit)
-                    .into_iter()
-                    .map(|hit| hit.page)
-                    .collect(),
-                indexing: partial(*start_ms),
-            },
+            } => pages(
+                index.search_keyword(keyword, *start_ms, now_ms, *limit),
+                *start_ms,
+            ),
         })
     }
 

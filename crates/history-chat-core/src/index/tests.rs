@@ -13,6 +13,17 @@ fn item(url: &str, title: &str, days_ago: i64, visits: u32) -> HistoryItem {
     }
 }
 
+/// Both indexes give the same hits, scores included, for every query.
+fn assert_same_answers(a: &Index, b: &Index, queries: &[&str], limit: usize) {
+    for query in queries {
+        assert_eq!(
+            a.search(query, 0, NOW, limit),
+            b.search(query, 0, NOW, limit),
+            "{query:?}"
+        );
+    }
+}
+
 fn urls(hits: &[Hit]) -> Vec<&str> {
     hits.iter().map(|h| h.page.url.as_str()).collect()
 }
@@ -437,21 +448,20 @@ fn persistence_round_trip() {
     let bytes = index.to_bytes();
     let loaded = Index::from_bytes(&bytes).unwrap();
     assert_eq!(loaded.len(), index.len());
-    for query in [
-        "cte recursive cycles",
-        "cafe",
-        "strasse",
-        "recet",
-        "pyhton",
-        "",
-        "cheval",
-    ] {
-        assert_eq!(
-            loaded.search(query, 0, NOW, 10),
-            index.search(query, 0, NOW, 10),
-            "{query}"
-        );
-    }
+    assert_same_answers(
+        &loaded,
+        &index,
+        &[
+            "cte recursive cycles",
+            "cafe",
+            "strasse",
+            "recet",
+            "pyhton",
+            "",
+            "cheval",
+        ],
+        10,
+    );
     // Saved again, the same bytes; and the loaded index keeps working incrementally.
     assert_eq!(loaded.to_bytes(), bytes);
     let mut loaded = loaded;
@@ -667,25 +677,24 @@ fn extending_slice_by_slice_equals_one_build() {
     by_age.sort_by_key(|i| std::cmp::Reverse(i.last_visit_ms));
     for slice in by_age.chunks(37) {
         sliced.extend(slice.iter().cloned());
-        // Overlap: the first item of the next slice again.
+        // Overlapping reads: an entry read a second time.
         sliced.extend(slice.first().cloned());
     }
     assert_eq!(sliced.len(), whole.len());
-    for query in [
-        "topic",
-        "word3 cycles",
-        "site4",
-        "cycle",
-        "topi",
-        "wrod7",
-        "",
-    ] {
-        assert_eq!(
-            sliced.search(query, 0, NOW, 50),
-            whole.search(query, 0, NOW, 50),
-            "{query:?}"
-        );
-    }
+    assert_same_answers(
+        &sliced,
+        &whole,
+        &[
+            "topic",
+            "word3 cycles",
+            "site4",
+            "cycle",
+            "topi",
+            "wrod7",
+            "",
+        ],
+        50,
+    );
     assert_eq!(
         Index::from_bytes(&sliced.to_bytes()).map(|i| i.search("cycles", 0, NOW, 50)),
         Ok(whole.search("cycles", 0, NOW, 50))

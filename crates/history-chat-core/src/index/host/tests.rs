@@ -170,11 +170,17 @@ impl Sim {
         self.search(query, 0).0.iter().any(|u| u == url)
     }
 
-    /// A complete, saved index, as after a first build and the save timer.
-    fn built(browser: Vec<HistoryItem>) -> Sim {
+    /// A host building from scratch (no snapshot), its first slice out.
+    fn building(browser: Vec<HistoryItem>) -> Sim {
         let mut sim = Sim::new(browser);
         sim.feed(Event::Need);
         sim.give_snapshot(None);
+        sim
+    }
+
+    /// A complete, saved index, as after a first build and the save timer.
+    fn built(browser: Vec<HistoryItem>) -> Sim {
+        let mut sim = Sim::building(browser);
         sim.serve_all();
         sim.persist_due();
         assert!(sim.host.is_ready() && sim.stored.is_some());
@@ -451,9 +457,7 @@ fn a_snapshot_that_cannot_be_used_is_rebuilt() {
 
 #[test]
 fn a_restart_mid_build_builds_again_and_nothing_half_built_is_saved() {
-    let mut sim = Sim::new(history());
-    sim.feed(Event::Need);
-    sim.give_snapshot(None);
+    let mut sim = Sim::building(history());
     sim.serve_next();
     sim.serve_next();
     sim.persist_due();
@@ -471,9 +475,7 @@ fn a_restart_mid_build_builds_again_and_nothing_half_built_is_saved() {
 fn a_page_removed_during_a_build_never_comes_back() {
     // Removed while the slice that holds it is being read (its answer predates the removal),
     // and another while an earlier slice is read (its own slice is read after the removal).
-    let mut sim = Sim::new(history());
-    sim.feed(Event::Need);
-    sim.give_snapshot(None);
+    let mut sim = Sim::building(history());
     let first = sim.take_read();
     let stale = sim.items_for(&first);
     assert!(stale.iter().any(|i| i.url == CREME));
@@ -494,9 +496,7 @@ fn a_page_removed_during_a_build_never_comes_back() {
 
 #[test]
 fn a_page_removed_then_visited_again_during_a_read_stays() {
-    let mut sim = Sim::new(history());
-    sim.feed(Event::Need);
-    sim.give_snapshot(None);
+    let mut sim = Sim::building(history());
     let first = sim.take_read();
     let stale = sim.items_for(&first);
     sim.feed(Event::Removed(removed(&[CREME])));
@@ -508,9 +508,7 @@ fn a_page_removed_then_visited_again_during_a_read_stays() {
 #[test]
 fn clear_all_during_a_build_or_a_load_leaves_an_empty_complete_index() {
     // During a build.
-    let mut sim = Sim::new(history());
-    sim.feed(Event::Need);
-    sim.give_snapshot(None);
+    let mut sim = Sim::building(history());
     sim.serve_next();
     let stale = sim.take_read();
     let items = sim.items_for(&stale);
@@ -583,9 +581,7 @@ fn changes_during_a_load_are_applied_once_it_is_loaded() {
 
 #[test]
 fn a_failing_history_read_is_retried_then_given_up() {
-    let mut sim = Sim::new(history());
-    sim.feed(Event::Need);
-    sim.give_snapshot(None);
+    let mut sim = Sim::building(history());
     let first = sim.take_read();
     sim.serve(first.clone(), None);
     let retry = sim.take_read();
@@ -625,9 +621,7 @@ fn a_failing_history_read_is_retried_then_given_up() {
 
 #[test]
 fn an_answer_to_an_old_read_is_ignored() {
-    let mut sim = Sim::new(history());
-    sim.feed(Event::Need);
-    sim.give_snapshot(None);
+    let mut sim = Sim::building(history());
     let first = sim.take_read();
     sim.serve(first.clone(), None);
     let retry = sim.take_read();
@@ -657,9 +651,7 @@ fn changes_are_saved_once_per_burst_and_never_mid_build() {
     sim.persist_due();
     assert_eq!(sim.saves, saves + 1, "nothing new, nothing saved");
 
-    let mut building = Sim::new(history());
-    building.feed(Event::Need);
-    building.give_snapshot(None);
+    let mut building = Sim::building(history());
     building.feed(Event::Visited(item(
         "https://b.example/",
         "During the build",
@@ -682,12 +674,7 @@ fn every_removal_is_forgotten_in_the_conversation_whatever_the_state() {
             sim.feed(Event::Need);
             sim
         }),
-        ("building", {
-            let mut sim = Sim::new(history());
-            sim.feed(Event::Need);
-            sim.give_snapshot(None);
-            sim
-        }),
+        ("building", Sim::building(history())),
         ("ready", Sim::built(history())),
     ];
     for (state, mut sim) in rows {
