@@ -464,9 +464,17 @@ async fn follow_indexing(indexing: RwSignal<Option<IndexProgress>>) {
     }
 }
 
-/// What the worker's index gives for `query` at once: `Ok` with the whole answer, `Err` with what
-/// it has so far and how far it has got when the browser's search must fill in.
-async fn index_search(query: &str, start_ms: i64) -> Result<Vec<Page>, (Vec<Page>, IndexProgress)> {
+/// What the worker's index gives for a query at once.
+enum IndexAnswer {
+    /// The whole answer: the index covers the period.
+    Whole(Vec<Page>),
+    /// What it has so far (perhaps nothing), and how far it has got: the browser's search must
+    /// fill in.
+    Partial(Vec<Page>, IndexProgress),
+}
+
+/// Asks the worker's index for `query` over pages visited since `start_ms`.
+async fn index_search(query: &str, start_ms: i64) -> IndexAnswer {
     let request = Request::Search {
         query: query.to_owned(),
         start_ms,
@@ -476,15 +484,15 @@ async fn index_search(query: &str, start_ms: i64) -> Result<Vec<Page>, (Vec<Page
         Some(Response::Pages {
             pages,
             indexing: None,
-        }) => Ok(pages),
+        }) => IndexAnswer::Whole(pages),
         Some(Response::Pages {
             pages,
             indexing: Some(progress),
-        }) => Err((pages, progress)),
-        Some(Response::Indexing { progress }) => Err((Vec::new(), progress)),
+        }) => IndexAnswer::Partial(pages, progress),
+        Some(Response::Indexing { progress }) => IndexAnswer::Partial(Vec::new(), progress),
         // The worker failed or took too long: the browser's search alone.
         Some(Response::Ready { .. } | Response::Failed { .. }) | None => {
-            Err((Vec::new(), IndexProgress::default()))
+            IndexAnswer::Partial(Vec::new(), IndexProgress::default())
         }
     }
 }
@@ -507,7 +515,7 @@ async fn live_search(
 ) {
     let now = now_ms();
     let (partial, progress) = match index_search(&typed, period.start_ms(now)).await {
-        Ok(pages) => {
+        IndexAnswer::Whole(pages) => {
             if current() {
                 show(LiveAnswer {
                     pages,
@@ -517,7 +525,7 @@ async fn live_search(
             }
             return;
         }
-        Err(partial) => partial,
+        IndexAnswer::Partial(pages, progress) => (pages, progress),
     };
     if !current() {
         return;
@@ -554,8 +562,8 @@ async fn smart_local_search(
     early: impl FnOnce(&[Page], IndexProgress),
 ) -> Result<(Vec<Page>, Option<IndexProgress>), ChromeError> {
     match index_search(question, period.start_ms(now)).await {
-        Ok(pages) => Ok((pages, None)),
-        Err((partial, progress)) if !partial.is_empty() => {
+        IndexAnswer::Whole(pages) => Ok((pages, None)),
+        IndexAnswer::Partial(partial, progress) if !partial.is_empty() => {
             // What the index found is shown at once, and stands even if the browser fails.
             early(&partial, progress);
             let browser = local_search(&ChromeHistory, question, period, now)
@@ -563,7 +571,7 @@ async fn smart_local_search(
                 .unwrap_or_default();
             Ok((fill_in(&partial, &browser), Some(progress)))
         }
-        Err((_, progress)) => {
+        IndexAnswer::Partial(_, progress) => {
             let pages = local_search(&ChromeHistory, question, period, now).await?;
             Ok((pages, Some(progress)))
         }

@@ -1,12 +1,12 @@
 //! A local full-text index of the whole history: find a page from the words you remember, as you
 //! type, without a key and without the network.
 //!
-//! `chrome.history.search` only finds pages whose title or URL contain every query word as typed
-//! (its matcher is simulated in [`literal`]): "cte recursive cycles" finds nothing, nor "cafe" for
-//! "café", a typo, a plural or a sentence. The [`Index`] is built once from the whole history (one
-//! `chrome.history.search({text: "", startTime: 0, maxResults: 0})`), kept up to date from
-//! `onVisited` / `onVisitRemoved`, saved with [`Index::to_bytes`] and loaded with
-//! [`Index::from_bytes`] when the service worker restarts.
+//! `chrome.history.search` only finds pages whose title or URL contain every query word as typed,
+//! in any order (its matcher is simulated in [`literal`]): "handle cycle recursive cte" finds
+//! nothing for "Recursive CTEs: handling cycles", nor "cafe" for "café", a typo, a plural or a
+//! sentence. The [`Index`] is built from the whole history (read newest first, in slices, by
+//! [`host`]), kept up to date from `onVisited` / `onVisitRemoved`, saved with [`Index::to_bytes`]
+//! and loaded with [`Index::from_bytes`] when the service worker restarts.
 //!
 //! - Documents are pages keyed by their cleaned URL ([`crate::clean::clean_url`]); several raw URLs
 //!   merge into one page as in [`crate::history::clean_and_merge`], and the index remembers which
