@@ -24,8 +24,8 @@ window.runBench = async ({ size, perLength, loads }) => {
     cold.free();
   }
   {
-    // The worker's build in slices, newest first, by its own state machine (index CPU only: the
-    // browser's reads are not in it). Each slice is one stretch during which the worker is busy.
+    // The worker's build in slices, newest first, by its own state machine (no browser reads: the
+    // index's work, plus a scan of the generated history answering each slice). Each slice is one stretch during which the worker is busy.
     const sliced = new Bench(size, perLength);
     sliced.start_sliced();
     const slices = [];
