@@ -1,0 +1,1 @@
+//! The on-device sentence embedding model (work in progress).
