@@ -1,15 +1,27 @@
 // A few promise wrappers over IndexedDB for the bindings crate (imported by src/idb.rs): one
-// database, one object store of binary blobs keyed by name.
+// database with two object stores — binary blobs keyed by name (the index snapshot), and the
+// semantic index's vectors, one binary record per page keyed by its URL.
 const DB_NAME = 'history-chat';
-const STORE = 'blobs';
+const BLOBS = 'blobs';
+const VECTORS = 'vectors';
 let opening = null;
 
 function open() {
   if (!opening) {
     opening = new Promise((resolve, reject) => {
-      const request = indexedDB.open(DB_NAME, 1);
-      request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-      request.onsuccess = () => resolve(request.result);
+      const request = indexedDB.open(DB_NAME, 2);
+      request.onupgradeneeded = () => {
+        const db = request.result;
+        for (const name of [BLOBS, VECTORS]) {
+          if (!db.objectStoreNames.contains(name)) db.createObjectStore(name);
+        }
+      };
+      request.onsuccess = () => {
+        const db = request.result;
+        // Another version opened elsewhere: let it upgrade, reopen next time.
+        db.onversionchange = () => { db.close(); opening = null; };
+        resolve(db);
+      };
       request.onerror = () => reject(request.error);
       request.onblocked = () => reject(new Error('IndexedDB is blocked by another open version'));
     });
@@ -18,20 +30,52 @@ function open() {
   return opening;
 }
 
-function run(mode, action) {
+// Runs `action` in one transaction; resolves with the last request's result once the transaction
+// has committed (so a write is durable when its promise resolves). A rejected promise carries the
+// DOMException, whose name says e.g. 'QuotaExceededError'.
+function run(store, mode, action) {
   return open().then((db) => new Promise((resolve, reject) => {
-    const transaction = db.transaction(STORE, mode);
-    const request = action(transaction.objectStore(STORE));
-    transaction.oncomplete = () => resolve(request.result);
+    const transaction = db.transaction(store, mode);
+    const request = action(transaction.objectStore(store));
+    transaction.oncomplete = () => resolve(request ? request.result : undefined);
     transaction.onerror = () => reject(transaction.error);
     transaction.onabort = () => reject(transaction.error || new Error('IndexedDB transaction aborted'));
   }));
 }
 
 export function idbGet(key) {
-  return run('readonly', (store) => store.get(key)).then((value) => (value instanceof Uint8Array ? value : null));
+  return run(BLOBS, 'readonly', (store) => store.get(key)).then((value) => (value instanceof Uint8Array ? value : null));
 }
 
 export function idbPut(key, bytes) {
-  return run('readwrite', (store) => store.put(bytes, key)).then(() => undefined);
+  return run(BLOBS, 'readwrite', (store) => store.put(bytes, key)).then(() => undefined);
+}
+
+export function vectorsAll() {
+  return run(VECTORS, 'readonly', (store) => store.getAll())
+    .then((values) => values.filter((value) => value instanceof Uint8Array));
+}
+
+export function vectorsPut(keys, records) {
+  return run(VECTORS, 'readwrite', (store) => {
+    let last = null;
+    for (let i = 0; i < keys.length; i++) last = store.put(records[i], keys[i]);
+    return last;
+  }).then(() => undefined);
+}
+
+export function vectorsDelete(keys) {
+  return run(VECTORS, 'readwrite', (store) => {
+    let last = null;
+    for (const key of keys) last = store.delete(key);
+    return last;
+  }).then(() => undefined);
+}
+
+export function vectorsClear() {
+  return run(VECTORS, 'readwrite', (store) => store.clear()).then(() => undefined);
+}
+
+export function isQuotaError(error) {
+  return Boolean(error && error.name === 'QuotaExceededError');
 }

@@ -1,5 +1,7 @@
 //! IndexedDB, for data too large or too hot for `chrome.storage`: named binary blobs (the local
-//! search index's snapshot). The promise plumbing is a small JS module, `src/idb.js`.
+//! search index's snapshot) and the semantic index's vectors (one binary record per page, keyed by
+//! its cleaned URL). The promise plumbing is a small JS module, `src/idb.js`; each write resolves
+//! once its transaction has committed.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -12,17 +14,39 @@ extern "C" {
     fn idb_get(key: &str) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = idbPut)]
     fn idb_put(key: &str, bytes: &js_sys::Uint8Array) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = vectorsAll)]
+    fn vectors_all() -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = vectorsPut)]
+    fn vectors_put(
+        keys: &js_sys::Array,
+        records: &js_sys::Array,
+    ) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = vectorsDelete)]
+    fn vectors_delete(keys: &js_sys::Array) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = vectorsClear)]
+    fn vectors_clear() -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = isQuotaError)]
+    fn is_quota_error(error: &JsValue) -> Result<bool, JsValue>;
 }
 
 const GET: &str = "indexedDB get";
 const PUT: &str = "indexedDB put";
+const VECTORS: &str = "indexedDB (vectors)";
+
+/// A write that did not happen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WriteError {
+    /// The browser's storage quota for the extension is reached.
+    #[error("the browser's storage for this extension is full")]
+    QuotaExceeded,
+    /// Anything else.
+    #[error(transparent)]
+    Failed(#[from] ChromeError),
+}
 
 /// The blob stored under `key`, if any.
 pub async fn get(key: &str) -> Result<Option<Vec<u8>>, ChromeError> {
-    let promise = idb_get(key).map_err(|e| ChromeError::failed(GET, e))?;
-    let value = JsFuture::from(promise)
-        .await
-        .map_err(|e| ChromeError::failed(GET, e))?;
+    let value = settle(GET, idb_get(key)).await?;
     Ok(value
         .dyn_into::<js_sys::Uint8Array>()
         .ok()
@@ -32,9 +56,63 @@ pub async fn get(key: &str) -> Result<Option<Vec<u8>>, ChromeError> {
 /// Stores `bytes` under `key`, replacing what was there.
 pub async fn put(key: &str, bytes: &[u8]) -> Result<(), ChromeError> {
     let array = js_sys::Uint8Array::from(bytes);
-    let promise = idb_put(key, &array).map_err(|e| ChromeError::failed(PUT, e))?;
+    settle(PUT, idb_put(key, &array)).await?;
+    Ok(())
+}
+
+/// Every vector record stored.
+pub async fn all_vectors() -> Result<Vec<Vec<u8>>, ChromeError> {
+    let value = settle(VECTORS, vectors_all()).await?;
+    let array = value
+        .dyn_into::<js_sys::Array>()
+        .map_err(|_| ChromeError::Unreadable {
+            api: VECTORS,
+            message: "not a list of records".to_owned(),
+        })?;
+    Ok(array
+        .iter()
+        .filter_map(|record| record.dyn_into::<js_sys::Uint8Array>().ok())
+        .map(|bytes| bytes.to_vec())
+        .collect())
+}
+
+/// Stores records under their URLs, all in one transaction.
+pub async fn put_vectors(records: &[(String, Vec<u8>)]) -> Result<(), WriteError> {
+    let keys: js_sys::Array = records
+        .iter()
+        .map(|(url, _)| JsValue::from_str(url))
+        .collect();
+    let values: js_sys::Array = records
+        .iter()
+        .map(|(_, bytes)| JsValue::from(js_sys::Uint8Array::from(bytes.as_slice())))
+        .collect();
+    let promise = vectors_put(&keys, &values).map_err(|e| ChromeError::failed(VECTORS, e))?;
+    match JsFuture::from(promise).await {
+        Ok(_) => Ok(()),
+        Err(error) if is_quota_error(&error).unwrap_or(false) => Err(WriteError::QuotaExceeded),
+        Err(error) => Err(WriteError::Failed(ChromeError::failed(VECTORS, error))),
+    }
+}
+
+/// Deletes the records of these URLs (absent ones are fine).
+pub async fn delete_vectors(urls: &[String]) -> Result<(), ChromeError> {
+    let keys: js_sys::Array = urls.iter().map(|url| JsValue::from_str(url)).collect();
+    settle(VECTORS, vectors_delete(&keys)).await?;
+    Ok(())
+}
+
+/// Deletes every vector record.
+pub async fn clear_vectors() -> Result<(), ChromeError> {
+    settle(VECTORS, vectors_clear()).await?;
+    Ok(())
+}
+
+async fn settle(
+    api: &'static str,
+    promise: Result<js_sys::Promise, JsValue>,
+) -> Result<JsValue, ChromeError> {
+    let promise = promise.map_err(|e| ChromeError::failed(api, e))?;
     JsFuture::from(promise)
         .await
-        .map_err(|e| ChromeError::failed(PUT, e))?;
-    Ok(())
+        .map_err(|e| ChromeError::failed(api, e))
 }

@@ -7,6 +7,7 @@
 //!
 //! Nothing here uses `window`, so it works in the popup, the options page and the service worker.
 
+pub mod embedder;
 mod error;
 pub mod gemini;
 pub mod history;

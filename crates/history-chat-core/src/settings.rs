@@ -86,6 +86,29 @@ impl Retention {
     }
 }
 
+/// An on/off setting that is on unless the user turned it off.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Switch {
+    /// On (the default).
+    #[default]
+    On,
+    /// Turned off by the user.
+    Off,
+}
+
+impl Switch {
+    /// Whether it is on.
+    pub fn is_on(self) -> bool {
+        self == Switch::On
+    }
+
+    /// The switch for a checkbox's state.
+    pub fn from_on(on: bool) -> Switch {
+        if on { Switch::On } else { Switch::Off }
+    }
+}
+
 /// Everything the user can set.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -110,6 +133,10 @@ pub struct Settings {
     /// Which engine answers (Options → AI provider).
     #[serde(default, deserialize_with = "or_default")]
     pub provider: Provider,
+    /// Whether local search also understands topics with the on-device embedding model (Options →
+    /// Topic search). Off drops the semantic index.
+    #[serde(default, deserialize_with = "or_default")]
+    pub semantic_search: Switch,
     /// Fields written by other versions of the extension, kept as they are.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -124,6 +151,7 @@ impl Default for Settings {
             depth: Depth::default(),
             model: String::new(),
             provider: Provider::default(),
+            semantic_search: Switch::default(),
             other: Map::new(),
         }
     }
@@ -139,6 +167,7 @@ impl std::fmt::Debug for Settings {
             .field("depth", &self.depth)
             .field("model", &self.model)
             .field("provider", &self.provider)
+            .field("semantic_search", &self.semantic_search)
             .field("other", &self.other)
             .finish()
     }
@@ -194,7 +223,7 @@ mod tests {
         assert_eq!(defaults.retention, Retention::Month);
         assert_eq!(
             defaults.to_stored(),
-            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": "", "provider": "auto"})
+            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": "", "provider": "auto", "semanticSearch": "on"})
         );
         assert!(!defaults.has_api_key());
         assert_eq!(defaults.model_name(), DEFAULT_MODEL);
@@ -238,11 +267,13 @@ mod tests {
     #[test]
     fn unknown_fields_from_newer_versions_survive_a_round_trip() {
         let stored = json!({"defaultPeriod": "24h", "retention": "forever", "geminiApiKey": "k", "depth": "sheerlock",
-                            "model": "gemini-3-flash", "provider": "onDevice", "future": {"x": 1}});
+                            "model": "gemini-3-flash", "provider": "onDevice", "semanticSearch": "off",
+                            "future": {"x": 1}});
         let settings = Settings::from_stored(Some(stored.clone()));
         assert_eq!(settings.default_period, Period::Day);
         assert_eq!(settings.retention, Retention::Forever);
         assert_eq!(settings.depth, Depth::Sheerlock);
+        assert!(!settings.semantic_search.is_on());
         assert_eq!(settings.to_stored(), stored);
     }
 

@@ -1,0 +1,90 @@
+//! The on-device embedding model, hosted by an offscreen document (`embedder.html`, reason
+//! `WORKERS`) whose dedicated worker runs the model's wasm module: long CPU work belongs there, not
+//! in the service worker, which must stay free to answer the pages. This module creates the
+//! document on demand, sends it texts, reads back vectors, and closes it. The promise plumbing is a
+//! small JS module, `src/embedder.js`.
+
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::js_json::from_js;
+
+#[wasm_bindgen(module = "/src/embedder.js")]
+extern "C" {
+    #[wasm_bindgen(catch, js_name = embedderAsk)]
+    fn embedder_ask(kind: &str, texts: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = embedderClose)]
+    fn embedder_close() -> Result<js_sys::Promise, JsValue>;
+}
+
+const ASK: &str = "the on-device model";
+
+/// Whether the text is a question or a page: the model is asked differently for each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    /// A question typed in the popup.
+    Query,
+    /// A page's text.
+    Passage,
+}
+
+/// Why the model gave no vectors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EmbedderError {
+    /// The model's file is not in the extension.
+    #[error("the on-device model's file is missing ({0})")]
+    ModelMissing(String),
+    /// The model's file is there but cannot be read.
+    #[error("the on-device model's file is damaged ({0})")]
+    ModelCorrupt(String),
+    /// This browser cannot run it.
+    #[error("this browser cannot run the on-device model ({0})")]
+    Unsupported(String),
+    /// The document or its worker stopped, or the answer could not be read: worth another try.
+    #[error("the on-device model stopped ({0})")]
+    Crashed(String),
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    #[serde(default)]
+    vectors: Option<Vec<Vec<f32>>>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+/// One vector per text, in order (L2-normalised, as the model gives them).
+pub async fn embed(kind: TextKind, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedderError> {
+    let kind = match kind {
+        TextKind::Query => "query",
+        TextKind::Passage => "passage",
+    };
+    let array: js_sys::Array = texts.iter().map(|t| JsValue::from_str(t)).collect();
+    let crashed =
+        |e: JsValue| EmbedderError::Crashed(crate::ChromeError::failed(ASK, e).to_string());
+    let promise = embedder_ask(kind, &array).map_err(crashed)?;
+    let value = JsFuture::from(promise).await.map_err(crashed)?;
+    let answer: Answer = from_js(ASK, &value).map_err(|e| EmbedderError::Crashed(e.to_string()))?;
+    let message = answer.message.unwrap_or_default();
+    match (answer.vectors, answer.error.as_deref()) {
+        (Some(vectors), None) => Ok(vectors),
+        (_, Some("model-missing")) => Err(EmbedderError::ModelMissing(message)),
+        (_, Some("model-corrupt")) => Err(EmbedderError::ModelCorrupt(message)),
+        (_, Some("unsupported")) => Err(EmbedderError::Unsupported(message)),
+        (_, Some(_)) => Err(EmbedderError::Crashed(message)),
+        (None, None) => Err(EmbedderError::Crashed(
+            "the model answered without vectors".to_owned(),
+        )),
+    }
+}
+
+/// Closes the document (and so the model's worker and its memory), if it is open.
+pub async fn close() {
+    if let Ok(promise) = embedder_close() {
+        // Closing a document that is already gone is not a failure worth reporting.
+        let _ = JsFuture::from(promise).await;
+    }
+}
