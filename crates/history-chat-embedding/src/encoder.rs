@@ -1,0 +1,285 @@
+//! The BERT encoder of multilingual-e5-small, on candle-core: 4-bit (Q4_0) weights multiplied
+//! with activations quantised to 8 bits per 32-value block (candle's `QMatMul`, the same scheme
+//! as the reference engine's kernel), f32 everywhere else.
+//!
+//! A batch is its windows' tokens concatenated into one `[tokens, hidden]` matrix: the linear
+//! layers see every token at once, attention runs per window (each window attends only to its
+//! own tokens), so no padding and no mask.
+
+use std::borrow::Cow;
+
+use candle_core::quantized::{GgmlDType, QMatMul, QStorage, QTensor};
+use candle_core::{D, Device, Module, Result, Tensor};
+
+use crate::asset::{Asset, Dtype, Header, Q4_BLOCK_BYTES, QK};
+use crate::error::AssetError;
+
+/// At most this many attention scores (`heads × len × len`) are computed at once: 4 MB, so a
+/// 512-token window's attention runs a few heads at a time instead of taking 12 MB at once.
+const ATTENTION_SCORES: usize = 1 << 20;
+
+/// One transformer layer.
+#[derive(Debug)]
+struct Layer {
+    /// Query, key and value projections stacked: `[3 × hidden, hidden]`.
+    qkv: QMatMul,
+    qkv_b: Tensor,
+    out: QMatMul,
+    out_b: Tensor,
+    attn_ln: Norm,
+    up: QMatMul,
+    up_b: Tensor,
+    down: QMatMul,
+    down_b: Tensor,
+    ffn_ln: Norm,
+}
+
+/// A LayerNorm's weight and bias.
+#[derive(Debug)]
+struct Norm {
+    w: Tensor,
+    b: Tensor,
+}
+
+/// The encoder's weights. The word embeddings stay 4-bit; only the rows a batch uses are expanded.
+#[derive(Debug)]
+pub(crate) struct Encoder {
+    header: Header,
+    /// Q4_0 blocks, `hidden / 32` per row.
+    word: Vec<u8>,
+    /// `max_positions × hidden`.
+    pos: Vec<f32>,
+    /// Token type 0's row.
+    type0: Vec<f32>,
+    emb_ln: Norm,
+    layers: Vec<Layer>,
+}
+
+fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// A 4-bit matrix `[rows, cols]` from the Q4_0 blocks of `parts`, stacked by rows.
+fn q4_matmul(
+    parts: &[&[u8]],
+    rows: usize,
+    cols: usize,
+) -> std::result::Result<QMatMul, AssetError> {
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    // candle reads the bytes as 2-byte-aligned blocks: copy them into an aligned buffer first
+    // (one tensor at a time, dropped once candle has its own copy).
+    let mut aligned = vec![0u16; len.div_ceil(2)];
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut aligned);
+    let mut at = 0;
+    for part in parts {
+        bytes[at..at + part.len()].copy_from_slice(part);
+        at += part.len();
+    }
+    let storage = QStorage::from_data(
+        Cow::Borrowed(&bytemuck::cast_slice(&aligned)[..len]),
+        &Device::Cpu,
+        GgmlDType::Q4_0,
+    )?;
+    Ok(QMatMul::from_qtensor(QTensor::new(storage, (rows, cols))?)?)
+}
+
+fn vector(asset: &Asset<'_>, name: &str, len: usize) -> std::result::Result<Tensor, AssetError> {
+    let (bytes, _) = asset.tensor(name, Dtype::F32, len, false)?;
+    Ok(Tensor::from_vec(f32s(bytes), len, &Device::Cpu)?)
+}
+
+fn norm(asset: &Asset<'_>, prefix: &str, hidden: usize) -> std::result::Result<Norm, AssetError> {
+    Ok(Norm {
+        w: vector(asset, &format!("{prefix}.w"), hidden)?,
+        b: vector(asset, &format!("{prefix}.b"), hidden)?,
+    })
+}
+
+impl Encoder {
+    /// Copies the weights out of the asset; `n_pieces` word rows at least must be there.
+    pub fn new(asset: &Asset<'_>, n_pieces: usize) -> std::result::Result<Self, AssetError> {
+        let header = asset.header;
+        let (h, ff) = (header.hidden, header.ffn);
+        let (word, elements) = asset.tensor("emb.word", Dtype::Q4, h, true)?;
+        if elements / h < n_pieces {
+            return Err(AssetError::TensorSize {
+                name: "emb.word".to_owned(),
+                elements: elements as u64,
+                bytes: word.len() as u64,
+                expected_elements: (n_pieces * h) as u64,
+            });
+        }
+        let (pos, _) = asset.tensor("emb.pos", Dtype::F32, header.max_positions * h, false)?;
+        let (types, _) = asset.tensor("emb.type", Dtype::F32, header.type_vocab * h, false)?;
+        let q4 = |name: String, rows: usize, cols: usize| {
+            asset
+                .tensor(&name, Dtype::Q4, rows * cols, false)
+                .map(|(bytes, _)| bytes)
+        };
+        let mut layers = Vec::with_capacity(header.layers);
+        for l in 0..header.layers {
+            let q = q4(format!("l{l}.q.w"), h, h)?;
+            let k = q4(format!("l{l}.k.w"), h, h)?;
+            let v = q4(format!("l{l}.v.w"), h, h)?;
+            let qkv_b: Vec<Tensor> = ["q", "k", "v"]
+                .iter()
+                .map(|p| vector(asset, &format!("l{l}.{p}.b"), h))
+                .collect::<std::result::Result<_, _>>()?;
+            layers.push(Layer {
+                qkv: q4_matmul(&[q, k, v], 3 * h, h)?,
+                qkv_b: Tensor::cat(&qkv_b, 0)?,
+                out: q4_matmul(&[q4(format!("l{l}.ao.w"), h, h)?], h, h)?,
+                out_b: vector(asset, &format!("l{l}.ao.b"), h)?,
+                attn_ln: norm(asset, &format!("l{l}.aln"), h)?,
+                up: q4_matmul(&[q4(format!("l{l}.fi.w"), ff, h)?], ff, h)?,
+                up_b: vector(asset, &format!("l{l}.fi.b"), ff)?,
+                down: q4_matmul(&[q4(format!("l{l}.fo.w"), h, ff)?], h, ff)?,
+                down_b: vector(asset, &format!("l{l}.fo.b"), h)?,
+                ffn_ln: norm(asset, &format!("l{l}.oln"), h)?,
+            });
+        }
+        Ok(Encoder {
+            header,
+            // Only the rows a token can use.
+            word: word[..n_pieces * (h / QK) * Q4_BLOCK_BYTES].to_vec(),
+            pos: f32s(pos),
+            type0: f32s(&types[..h * 4]),
+            emb_ln: norm(asset, "emb.ln", h)?,
+            layers,
+        })
+    }
+
+    /// The longest window, `<s>` and `</s>` included.
+    pub fn max_positions(&self) -> usize {
+        self.header.max_positions
+    }
+
+    /// The bytes the weights hold.
+    pub fn held_bytes(&self) -> usize {
+        let h = self.header.hidden;
+        let ff = self.header.ffn;
+        let q4 = |rows: usize, cols: usize| rows * cols / QK * Q4_BLOCK_BYTES;
+        let per_layer =
+            q4(3 * h, h) + q4(h, h) + q4(ff, h) + q4(h, ff) + 4 * (3 * h + h + ff + h + 4 * h);
+        self.word.len()
+            + 4 * (self.pos.len() + self.type0.len() + 2 * h)
+            + self.layers.len() * per_layer
+    }
+
+    /// Adds word row `id`, dequantised, to `out` (`hidden` values).
+    fn add_word_row(&self, id: u32, out: &mut [f32]) {
+        let row_bytes = out.len() / QK * Q4_BLOCK_BYTES;
+        let start = id as usize * row_bytes;
+        let Some(row) = self.word.get(start..start + row_bytes) else {
+            return; // Ids come from the vocabulary, whose rows were checked at load.
+        };
+        for (block, out) in row
+            .chunks_exact(Q4_BLOCK_BYTES)
+            .zip(out.chunks_exact_mut(QK))
+        {
+            let d = half::f16::from_le_bytes([block[0], block[1]]).to_f32();
+            for (j, &q) in block[2..].iter().enumerate() {
+                out[j] += (f32::from(q & 0x0f) - 8.0) * d;
+                out[j + 16] += (f32::from(q >> 4) - 8.0) * d;
+            }
+        }
+    }
+
+    /// The mean-pooled last hidden state of each window (token ids, `<s>` and `</s>` included,
+    /// at most [`Encoder::max_positions`] each).
+    pub fn forward(&self, windows: &[&[u32]]) -> Result<Vec<Vec<f32>>> {
+        let h = self.header.hidden;
+        let tokens: usize = windows.iter().map(|w| w.len()).sum();
+        let mut x = vec![0f32; tokens * h];
+        let mut rows = x.chunks_exact_mut(h);
+        for window in windows {
+            for (p, (&id, row)) in window.iter().zip(rows.by_ref()).enumerate() {
+                let pos = self.pos.get(p * h..(p + 1) * h).unwrap_or(&[]);
+                self.add_word_row(id, row);
+                for ((r, &p), &t) in row.iter_mut().zip(pos).zip(&self.type0) {
+                    *r += p + t;
+                }
+            }
+        }
+        let mut x = self.layer_norm(
+            &Tensor::from_vec(x, (tokens, h), &Device::Cpu)?,
+            &self.emb_ln,
+        )?;
+        for layer in &self.layers {
+            let qkv = layer.qkv.forward(&x)?.broadcast_add(&layer.qkv_b)?;
+            let mut context = Vec::with_capacity(windows.len());
+            let mut start = 0;
+            for window in windows {
+                context.push(self.attention(&qkv.narrow(0, start, window.len())?)?);
+                start += window.len();
+            }
+            let context = Tensor::cat(&context, 0)?;
+            let attended = layer.out.forward(&context)?.broadcast_add(&layer.out_b)?;
+            x = self.layer_norm(&(x + attended)?, &layer.attn_ln)?;
+            let mid = layer
+                .up
+                .forward(&x)?
+                .broadcast_add(&layer.up_b)?
+                .gelu_erf()?;
+            let out = layer.down.forward(&mid)?.broadcast_add(&layer.down_b)?;
+            x = self.layer_norm(&(x + out)?, &layer.ffn_ln)?;
+        }
+        let mut pooled = Vec::with_capacity(windows.len());
+        let mut start = 0;
+        for window in windows {
+            pooled.push(
+                x.narrow(0, start, window.len())?
+                    .mean(0)?
+                    .to_vec1::<f32>()?,
+            );
+            start += window.len();
+        }
+        Ok(pooled)
+    }
+
+    /// `(x − mean) / sqrt(var + eps) × w + b` over each row.
+    fn layer_norm(&self, x: &Tensor, norm: &Norm) -> Result<Tensor> {
+        let mean = x.mean_keepdim(D::Minus1)?;
+        let centred = x.broadcast_sub(&mean)?;
+        let var = centred.sqr()?.mean_keepdim(D::Minus1)?;
+        let inv = (var + f64::from(self.header.eps))?.sqrt()?.recip()?;
+        centred
+            .broadcast_mul(&inv)?
+            .broadcast_mul(&norm.w)?
+            .broadcast_add(&norm.b)
+    }
+
+    /// Scaled dot-product attention of one window, from its `[len, 3 × hidden]` projections.
+    fn attention(&self, qkv: &Tensor) -> Result<Tensor> {
+        let (len, _) = qkv.dims2()?;
+        let (h, heads) = (self.header.hidden, self.header.heads);
+        let hd = h / heads;
+        let split = |i: usize| {
+            qkv.narrow(1, i * h, h)?
+                .reshape((len, heads, hd))?
+                .transpose(0, 1)?
+                .contiguous()
+        };
+        let (q, k, v) = (split(0)?, split(1)?, split(2)?);
+        let scale = 1.0 / (hd as f64).sqrt();
+        let group = (ATTENTION_SCORES / (len * len).max(1)).clamp(1, heads);
+        let mut out = Vec::with_capacity(heads.div_ceil(group));
+        for first in (0..heads).step_by(group) {
+            let n = group.min(heads - first);
+            let (q, k, v) = (
+                q.narrow(0, first, n)?,
+                k.narrow(0, first, n)?,
+                v.narrow(0, first, n)?,
+            );
+            let scores = (q.matmul(&k.t()?)? * scale)?;
+            let max = scores.max_keepdim(D::Minus1)?;
+            let e = scores.broadcast_sub(&max)?.exp()?;
+            let probs = e.broadcast_div(&e.sum_keepdim(D::Minus1)?)?;
+            out.push(probs.matmul(&v)?);
+        }
+        Tensor::cat(&out, 0)?.transpose(0, 1)?.reshape((len, h))
+    }
+}
