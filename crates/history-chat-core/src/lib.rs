@@ -15,6 +15,10 @@
 //! - [`index`]: the local full-text index: word folding and stems, typo matching, BM25F scoring,
 //!   fusion with the browser's results, the versioned snapshot, the recall evaluation, and the
 //!   index's life in the service worker as a state machine ([`index::host`]).
+//! - [`semantic`]: the semantic index: the passage embedded for a page, 8-bit vectors in one flat
+//!   arena scanned with a similarity floor, their versioned IndexedDB records, fusion with the
+//!   lexical answer, and the index's life in the service worker as a state machine
+//!   ([`semantic::host`]). The vectors come from a model elsewhere; nothing here depends on it.
 //! - [`messages`]: the one request/response enum between the extension's pages and its service
 //!   worker.
 //! - [`ai`]: AI mode: engine choice, keyword expansion, budgeted retrieval and ranking, against a
@@ -36,4 +40,5 @@ pub mod messages;
 mod percent;
 pub mod period;
 pub mod search;
+pub mod semantic;
 pub mod settings;

@@ -1,0 +1,127 @@
+//! The semantic index: one vector per page, to find a page from what it was about rather than
+//! the words it used ("that article about saving energy at home" for "Réduire sa facture de
+//! chauffage").
+//!
+//! The vectors come from an embedding model that runs elsewhere (multilingual-e5-small: [`DIM`]
+//! components, L2-normalised, `passage: ` / `query: ` prefixes added by the model's crate); this
+//! module never depends on it. It holds what the service worker decides and keeps:
+//!
+//! - [`passage`]: the text embedded for a page (title, host, path words), and [`page_hash`],
+//!   which tells a stored vector from a stale one.
+//! - [`Quantised`]: a vector in 8 bits a component; [`Vectors`]: all of them in one flat arena,
+//!   scanned for a search ([`Vectors::search`], with [`SIMILARITY_FLOOR`]).
+//! - [`Record`]: one page's vector as stored in IndexedDB, versioned.
+//! - [`fuse_semantic`]: the lexical index's answer and the semantic one, merged by RRF.
+//!
+//! ```text
+//!   lexical index ── Pages / Removed ──▶ SemanticHost ── Embed ──▶ model (off the worker's thread)
+//!                                          │    ▲  ◀── Embedded ──┘
+//!                                  Save /  │    │ Saved
+//!                                  Delete  ▼    │
+//!                                       IndexedDB (one record per page)
+//!
+//!   question ── model (query) ──▶ Vectors::search ──▶ fuse_semantic(lexical, semantic)
+//! ```
+//!
+//! Like the rest of the core: no clock, no I/O, single-threaded; the worker passes everything in.
+
+mod passage;
+mod progress;
+mod quantised;
+mod record;
+mod vectors;
+
+use std::collections::HashMap;
+
+pub use passage::{
+    PASSAGE_MAX_CHARS, PASSAGE_VERSION, PATH_WORD_MAX_CHARS, URL_PART_MAX_CHARS, is_path_noise,
+    page_hash, passage,
+};
+pub use progress::{SemanticProgress, SemanticStatus, UnavailableReason};
+pub use quantised::Quantised;
+pub use record::{RECORD_VERSION, Record, RecordError};
+pub use vectors::{Entry, Vectors};
+
+use crate::history::Page;
+use crate::index::{RRF_K, rrf};
+
+/// Components of a vector (multilingual-e5-small's hidden size).
+pub const DIM: usize = 384;
+
+/// The least cosine similarity between a question and a page for the page to be a semantic hit,
+/// so a nonsense or very short question does not pull random pages in (e5's cosines are high for
+/// everything: unrelated texts score about 0.7–0.8).
+///
+/// Calibrated on the evaluation set, see eval. (Placeholder until then: 0.80.)
+pub const SIMILARITY_FLOOR: f32 = 0.80;
+
+/// Fuses the lexical index's answer (best first) with the semantic one (most similar first) by
+/// [`rrf`] with [`RRF_K`], as [`crate::index::fuse_with_browser`] does with the browser's: every
+/// page of both lists, best fused score first, ties in the lexical list's favour. A page in both
+/// lists is taken from the lexical one. The caller cuts to what it shows.
+pub fn fuse_semantic(lexical: &[Page], semantic: &[Page]) -> Vec<Page> {
+    let lists = [
+        lexical.iter().map(|p| p.url.clone()).collect::<Vec<_>>(),
+        semantic.iter().map(|p| p.url.clone()).collect::<Vec<_>>(),
+    ];
+    let mut pages: HashMap<&str, &Page> = HashMap::new();
+    for page in semantic.iter().chain(lexical) {
+        pages.insert(page.url.as_str(), page);
+    }
+    rrf(&lists, RRF_K)
+        .into_iter()
+        .filter_map(|(url, _)| pages.get(url.as_str()).map(|p| (*p).clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(url: &str, title: &str) -> Page {
+        Page {
+            url: url.to_owned(),
+            title: title.to_owned(),
+            last_visit_ms: 0,
+            visit_count: 1,
+        }
+    }
+
+    fn urls(pages: &[Page]) -> Vec<&str> {
+        pages.iter().map(|p| p.url.as_str()).collect()
+    }
+
+    #[test]
+    fn fusion_keeps_every_page_and_rewards_agreement() {
+        let rows: &[(&[&str], &[&str], &[&str])] = &[
+            // In both lists beats first in one.
+            (&["a", "b", "c"], &["c", "d"], &["c", "a", "b", "d"]),
+            // Equal ranks: the lexical list's page first.
+            (&["a"], &["b"], &["a", "b"]),
+            (&[], &["x", "y"], &["x", "y"]),
+            (&["x", "y"], &[], &["x", "y"]),
+            (&[], &[], &[]),
+            // A list repeating a page counts its best rank once.
+            (&["a", "a", "b"], &["b"], &["b", "a"]),
+        ];
+        for &(lexical, semantic, want) in rows {
+            let lexical: Vec<Page> = lexical.iter().map(|u| page(u, "lexical")).collect();
+            let semantic: Vec<Page> = semantic.iter().map(|u| page(u, "semantic")).collect();
+            let fused = fuse_semantic(&lexical, &semantic);
+            assert_eq!(urls(&fused), want, "{lexical:?} {semantic:?}");
+        }
+    }
+
+    #[test]
+    fn a_page_in_both_lists_is_the_lexical_one() {
+        let fused = fuse_semantic(
+            &[page("https://a.example/", "Fresh title")],
+            &[
+                page("https://b.example/", "B"),
+                page("https://a.example/", "Stale title"),
+            ],
+        );
+        assert_eq!(fused[0].title, "Fresh title");
+        assert_eq!(fused.len(), 2);
+    }
+}

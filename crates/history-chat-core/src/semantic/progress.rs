@@ -1,0 +1,97 @@
+//! How far the semantic index has got, as the worker tells the extension's pages.
+
+use serde::{Deserialize, Serialize};
+
+/// The semantic index's state and counts, for the options page's `<progress>` and the popup's
+/// notice: `{"status":{"type":"building"},"understood":120,"total":5000}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SemanticProgress {
+    /// What the index is doing.
+    pub status: SemanticStatus,
+    /// Pages whose vector is stored and searchable.
+    pub understood: u32,
+    /// Pages to understand in all: `understood` plus those waiting or being embedded (a page
+    /// being embedded again after its title changed is counted once).
+    pub total: u32,
+}
+
+/// What the semantic index is doing. Serialised as `{"type":"ready"}`,
+/// `{"type":"unavailable","reason":"modelMissing"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "reason", rename_all = "camelCase")]
+pub enum SemanticStatus {
+    /// Turned off by the user: no vector is kept, nothing is embedded.
+    Off,
+    /// Reading the stored vectors (or waiting for the worker to start it).
+    Loading,
+    /// Embedding pages, newest first; what is understood is searchable already.
+    Building,
+    /// Every page known is understood.
+    Ready,
+    /// The model cannot run: nothing more is embedded until the extension restarts or the switch is
+    /// turned off and on; the lexical search answers alone.
+    Unavailable(UnavailableReason),
+    /// The browser refused to store more: the build is paused until pages are removed (or the
+    /// extension restarts); what is understood is searchable, the lexical search is unaffected.
+    StorageFull,
+}
+
+/// Why the model cannot run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum UnavailableReason {
+    /// The model asset is not in the extension.
+    ModelMissing,
+    /// The model asset is there but does not load (truncated, another format).
+    ModelCorrupt,
+    /// This browser cannot run it (no WebAssembly SIMD, no offscreen documents, …).
+    Unsupported,
+    /// It loaded but kept failing (crashed, or gave broken vectors) on every attempt.
+    ModelFailing,
+    /// Vectors could not be stored, on every attempt, for another reason than quota.
+    StoreFailing,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_shape_pages_read() {
+        let rows = [
+            (SemanticStatus::Off, json!({"type": "off"})),
+            (SemanticStatus::Loading, json!({"type": "loading"})),
+            (SemanticStatus::Building, json!({"type": "building"})),
+            (SemanticStatus::Ready, json!({"type": "ready"})),
+            (SemanticStatus::StorageFull, json!({"type": "storageFull"})),
+            (
+                SemanticStatus::Unavailable(UnavailableReason::ModelMissing),
+                json!({"type": "unavailable", "reason": "modelMissing"}),
+            ),
+            (
+                SemanticStatus::Unavailable(UnavailableReason::StoreFailing),
+                json!({"type": "unavailable", "reason": "storeFailing"}),
+            ),
+        ];
+        for (status, want) in rows {
+            let progress = SemanticProgress {
+                status,
+                understood: 3,
+                total: 7,
+            };
+            let value = serde_json::to_value(progress).unwrap();
+            assert_eq!(
+                value,
+                json!({"status": want, "understood": 3, "total": 7}),
+                "{status:?}"
+            );
+            assert_eq!(
+                serde_json::from_value::<SemanticProgress>(value).unwrap(),
+                progress
+            );
+        }
+    }
+}
