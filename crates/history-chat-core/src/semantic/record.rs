@@ -7,9 +7,9 @@
 //! page. A record of another version, or one that does not decode into a valid vector, is a
 //! [`RecordError`]: the caller skips it (and deletes it), and the page is embedded again.
 //!
-//! Loading reads the records in place ([`RecordRef`]: the URL and the components borrowed from the
-//! stored bytes, copied once, into [`super::Vectors`]'s arena), because the whole store is read at
-//! every start of the worker.
+//! Loading reads the records in place ([`super::Vectors::load_record`]: the URL and the components
+//! borrowed from the stored bytes, copied once, into the arena), because the whole store is read
+//! at every start of the worker.
 
 use serde::{Deserialize, Serialize};
 
@@ -121,6 +121,9 @@ pub enum RecordError {
     /// The body decodes, but its vector is not one [`Quantised::from_f32`] makes (length, scale).
     #[error("vector record holds an invalid vector")]
     Vector,
+    /// The record is another page's than the key it is stored under.
+    #[error("vector record stored under another page's key")]
+    OtherKey,
 }
 
 impl Record {

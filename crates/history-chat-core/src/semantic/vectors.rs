@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::DIM;
 use super::quantised::{Quantised, dot_bytes, to_bytes};
-use super::record::RecordRef;
+use super::record::{RecordError, RecordRef};
 
 /// What is kept for one page.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,16 +108,24 @@ impl Vectors {
         );
     }
 
-    /// Adds a stored record's vector in place (see [`super::record`]), or replaces it; `url` is
-    /// its key (the same URL, already owned).
-    pub(crate) fn insert_record(&mut self, url: String, record: &RecordRef<'_>) {
+    /// Adds the vector of a stored record — [`Record::encode`]'s bytes, stored under `url` —
+    /// read in place (no copy but into the arena), or replaces it. An unreadable record, or one
+    /// of another page, is an error and changes nothing.
+    ///
+    /// [`Record::encode`]: super::Record::encode
+    pub fn load_record(&mut self, url: &str, bytes: &[u8]) -> Result<(), RecordError> {
+        let record = RecordRef::decode(bytes)?;
+        if record.url != url {
+            return Err(RecordError::OtherKey);
+        }
         self.insert_bytes(
-            url,
+            url.to_owned(),
             record.q,
             record.scale,
             record.page_hash,
             record.last_visit_ms,
         );
+        Ok(())
     }
 
     /// Room for `additional` more pages without reallocating.
@@ -385,6 +393,24 @@ mod tests {
         assert_eq!(vectors.urls().count(), 7);
         vectors.clear();
         assert!(vectors.is_empty() && vectors.search(&unit_vector(1), 0, 5, -1.0).is_empty());
+    }
+
+    #[test]
+    fn stored_records_load_in_place() {
+        let url = "https://a.example/";
+        let wanted = entry(&unit_vector(3), 42);
+        let bytes = super::super::Record::new(url, &wanted).encode();
+        let mut vectors = Vectors::new();
+        assert_eq!(vectors.load_record(url, &bytes), Ok(()));
+        assert_eq!(vectors.entry(url), Some(wanted));
+        let rows: &[(&str, &[u8], RecordError)] = &[
+            ("https://b.example/", &bytes, RecordError::OtherKey),
+            ("https://b.example/", &[], RecordError::Empty),
+        ];
+        for (key, bytes, error) in rows {
+            assert_eq!(vectors.load_record(key, bytes), Err(error.clone()));
+        }
+        assert_eq!(vectors.len(), 1);
     }
 
     #[test]
