@@ -11,7 +11,9 @@ use super::DIM;
 /// Largest magnitude of a quantised component.
 const Q_MAX: f32 = 127.0;
 
-/// A vector of [`DIM`] components, quantised to `i8` with one scale (see the [module docs](self)).
+/// A vector of [`DIM`] components, quantised to `i8` with one scale: `q[i] = round(v[i] / scale)`,
+/// `scale = max |v[i]| / 127`, so `q[i] × scale` is within `scale / 2` of `v[i]` — about 0.0001 of
+/// cosine for the model's unit vectors, for a quarter of the size of `f32`s.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Quantised {
     q: Box<[i8]>,

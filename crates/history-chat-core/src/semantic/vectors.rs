@@ -31,7 +31,9 @@ pub struct Entry {
     pub last_visit_ms: i64,
 }
 
-/// The vectors of the pages understood, by cleaned URL. See the [module docs](self).
+/// The vectors of the pages understood, by cleaned URL: one contiguous arena of 8-bit components
+/// ([`DIM`] per page) beside plain arrays of scales, last visits and page hashes, so a scan reads
+/// memory front to back; a removal moves the last page into the freed slot, so there are no holes.
 #[derive(Debug, Clone, Default)]
 pub struct Vectors {
     /// [`DIM`] components per slot, as bytes (two's complement: see `quantised::dot_bytes`).
@@ -219,6 +221,9 @@ impl Vectors {
     /// similar first, ties most recent first (then by URL, so answers are stable). The similarity
     /// is the cosine computed in 8 bits (the query is quantised like the pages), within about 0.002
     /// of the exact one. A query of another length or with a non-finite component finds nothing.
+    ///
+    /// 7–14 ms for 50,000 pages in the extension's WebAssembly (measured under Node 20 on a shared
+    /// 2-core machine; see the module's source for the kernel and the alternatives measured).
     pub fn search(
         &self,
         query: &[f32],
