@@ -12,6 +12,9 @@
 //!   scanned for a search ([`Vectors::search`], with [`SIMILARITY_FLOOR`]).
 //! - [`Record`]: one page's vector as stored in IndexedDB, versioned.
 //! - [`fuse_semantic`]: the lexical index's answer and the semantic one, merged by RRF.
+//! - [`host`]: the index's life in the worker as a pure state machine (load the stored vectors,
+//!   embed the pages not understood yet newest first, a batch at a time, store, forget removed
+//!   pages), with every timing and size constant of the build.
 //!
 //! ```text
 //!   lexical index ── Pages / Removed ──▶ SemanticHost ── Embed ──▶ model (off the worker's thread)
@@ -25,6 +28,7 @@
 //!
 //! Like the rest of the core: no clock, no I/O, single-threaded; the worker passes everything in.
 
+pub mod host;
 mod passage;
 mod progress;
 mod quantised;
@@ -33,6 +37,7 @@ mod vectors;
 
 use std::collections::HashMap;
 
+pub use host::SemanticHost;
 pub use passage::{
     PASSAGE_MAX_CHARS, PASSAGE_VERSION, PATH_WORD_MAX_CHARS, URL_PART_MAX_CHARS, is_path_noise,
     page_hash, passage,
