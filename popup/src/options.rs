@@ -1,13 +1,18 @@
 //! The options page: Gemini key (save, test, remove), search depth, model, default period,
 //! conversation retention, and what leaves the machine in each mode.
 
+use history_chat_bindings::http::{self, Cancel};
+use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{gemini, permissions, storage};
 use history_chat_core::ai::Depth;
 use history_chat_core::ai::provider::{Availability, Provider};
 use history_chat_core::gemini::DEFAULT_MODEL;
+use history_chat_core::index::host::PROGRESS_REFRESH_MS;
+use history_chat_core::messages::{Request, Response};
 use history_chat_core::period::Period;
-use history_chat_core::settings::{Retention, Settings};
+use history_chat_core::semantic::{SemanticProgress, SemanticStatus};
+use history_chat_core::settings::{Retention, Settings, Switch};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -85,6 +90,22 @@ fn radio(
     }
 }
 
+/// Asks the worker about topic search (or sends the switch), then keeps asking while it moves.
+async fn follow_semantic(request: Request, state: RwSignal<Option<SemanticProgress>>) {
+    let mut request = request;
+    loop {
+        let progress = match ask_worker(&request).await {
+            Ok(Response::Semantic { progress }) => progress,
+            _ => return,
+        };
+        if state.try_set(Some(progress)).is_some() || !progress.is_moving() {
+            return;
+        }
+        request = Request::SemanticState;
+        http::sleep(PROGRESS_REFRESH_MS, &Cancel::new()).await;
+    }
+}
+
 /// The whole options page.
 #[component]
 pub fn Options() -> impl IntoView {
@@ -99,6 +120,8 @@ pub fn Options() -> impl IntoView {
     let download = RwSignal::new(None::<f64>);
 
     spawn_local(async move { availability.set(Some(on_device::availability().await)) });
+    let understanding = RwSignal::new(None::<SemanticProgress>);
+    spawn_local(follow_semantic(Request::SemanticState, understanding));
 
     spawn_local(async move {
         let loaded = match storage::load_settings().await {
@@ -206,6 +229,23 @@ pub fn Options() -> impl IntoView {
             availability.get(),
             Some(Availability::Downloadable | Availability::Downloading)
         )
+    };
+
+    let switch_topics = move |on: bool| {
+        change(Box::new(move |s| s.semantic_search = Switch::from_on(on)));
+        spawn_local(follow_semantic(
+            Request::SetSemantic { enabled: on },
+            understanding,
+        ));
+    };
+    let topics_line = move || match understanding.get() {
+        Some(progress) => progress.options_line(),
+        None => "Asking how far topic search has got…".to_owned(),
+    };
+    let topics_building = move || {
+        understanding
+            .get()
+            .filter(|progress| progress.status == SemanticStatus::Building)
     };
 
     let clear = move |_| {
@@ -326,6 +366,30 @@ pub fn Options() -> impl IntoView {
             </section>
 
             <section>
+                <h2>"Topic search"</h2>
+                <label class="choice">
+                    <input
+                        type="checkbox"
+                        aria-label="Topic search"
+                        disabled=loading
+                        prop:checked=move || current().semantic_search.is_on()
+                        on:change=move |event| switch_topics(event_target_checked(&event))
+                    />
+                    <span class="choice-label">"Find pages by what they were about, not only by their words"</span>
+                    <span class="help">
+                        "A small language model that comes with the extension (multilingual-e5-small) reads each "
+                        "page's title and address on this computer and turns it into numbers that capture its "
+                        "meaning, so \"how to fix a flat bike tyre\" finds \"Réparer une crevaison\". Turning it "
+                        "off deletes what it computed."
+                    </span>
+                </label>
+                <p class="help semantic-state">{topics_line}</p>
+                {move || topics_building().map(|progress| view! {
+                    <progress max=progress.total.max(1) value=progress.understood aria-label="Pages understood"></progress>
+                })}
+            </section>
+
+            <section>
                 <h2>"Conversation"</h2>
                 <label class="field">
                     "Keep conversation for "
@@ -360,6 +424,12 @@ pub fn Options() -> impl IntoView {
                     "those keywords are sent with your question to be ranked. Never your full history. "
                     "The key travels in a request header, only to generativelanguage.googleapis.com. "
                     "Google's Gemini API terms apply to what is sent."
+                </p>
+                <p>
+                    <strong>"Topic search: nothing. "</strong>
+                    "Its model runs inside the extension, on this computer; what it computes from your page "
+                    "titles and addresses (a list of numbers per page) stays in this browser's storage, and is "
+                    "deleted when the pages are deleted from your history or when you turn topic search off."
                 </p>
                 <p>
                     <strong>"With the on-device model: nothing. "</strong>

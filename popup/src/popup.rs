@@ -17,9 +17,12 @@ use history_chat_core::index::fuse_with_browser;
 use history_chat_core::index::host::{
     BROWSER_SEARCH_DEBOUNCE_MS, PROGRESS_REFRESH_MS, WORKER_PATIENCE_MS,
 };
-use history_chat_core::messages::{IndexProgress, Request, Response};
+use history_chat_core::messages::{
+    IndexProgress, Request, Response, SEMANTIC_PAUSE_MS, SEMANTIC_POOL,
+};
 use history_chat_core::period::Period;
 use history_chat_core::search::{RESULT_LIMIT, local_search, no_results_message, outcome_message};
+use history_chat_core::semantic::{SemanticProgress, fuse_semantic};
 use history_chat_core::settings::Settings;
 use leptos::ev::SubmitEvent;
 use leptos::html::Input;
@@ -84,6 +87,8 @@ pub fn Popup() -> impl IntoView {
     // how far its first build has got until it is complete.
     let indexing = RwSignal::new(None::<IndexProgress>);
     spawn_local(follow_indexing(indexing));
+    let understanding = RwSignal::new(None::<SemanticProgress>);
+    spawn_local(follow_understanding(understanding));
     spawn_local(async move {
         let loaded = storage::load_settings().await.unwrap_or_default();
         period.set(loaded.default_period);
@@ -135,8 +140,11 @@ pub fn Popup() -> impl IntoView {
                     // While the index is incomplete, what it found is shown at once and the
                     // browser's search fills in after.
                     let early = move |early: StoredTurn| {
-                        status.set("Searching Chrome's own history too…".to_owned());
-                        turns.update(|turns| turns.insert(0, early));
+                        status.set("Searching further…".to_owned());
+                        turns.update(|turns| {
+                            turns.retain(|shown| shown.key != early.key);
+                            turns.insert(0, early);
+                        });
                     };
                     (ask_locally(asked, period, early).await, false)
                 }
@@ -171,7 +179,7 @@ pub fn Popup() -> impl IntoView {
                         Err(failure) => {
                             model.close();
                             availability.set(Some(on_device::availability().await));
-                            let mut local = ask_locally(asked, period, drop).await;
+                            let mut local = ask_locally(asked, period, |_| ()).await;
                             local.turn.note = Some(device_failure(&failure));
                             (local, false)
                         }
@@ -344,6 +352,9 @@ pub fn Popup() -> impl IntoView {
             {move || indexing.get().map(|progress| view! {
                 <p class="indexing">{progress.status(now_ms())}</p>
             })}
+            {move || understanding.get().and_then(|progress| progress.popup_line()).map(|line| view! {
+                <p class="understanding">{line}</p>
+            })}
             <div class="progress">
                 <p class="status" role="status">{move || status.get()}</p>
                 <Show when=move || busy.get() && ai_engine()>
@@ -424,11 +435,17 @@ fn open_options(set_alert: WriteSignal<Option<AlertMessage>>) {
 }
 
 /// A turn's identity in the conversation's list: its key, and what can change once it is shown
-/// (the early answer of an incomplete index is replaced by the filled-in one under the same key).
-fn view_key(stored: &StoredTurn) -> (String, usize, Option<String>) {
+/// (an early answer is replaced by the filled-in one under the same key: the browser's search or
+/// topic search may add pages, or reorder them).
+fn view_key(stored: &StoredTurn) -> (String, Vec<String>, Option<String>) {
     (
         stored.key.clone(),
-        stored.turn.results.len(),
+        stored
+            .turn
+            .results
+            .iter()
+            .map(|r| r.page.url.clone())
+            .collect(),
         stored.turn.note.clone(),
     )
 }
@@ -464,6 +481,41 @@ async fn follow_indexing(indexing: RwSignal<Option<IndexProgress>>) {
     }
 }
 
+/// Asks the worker how far topic search has got while it is still moving, for the popup's quiet
+/// line (nothing once it is ready or off).
+async fn follow_understanding(understanding: RwSignal<Option<SemanticProgress>>) {
+    loop {
+        let progress = match ask_worker(&Request::SemanticState).await {
+            Ok(Response::Semantic { progress }) => progress,
+            _ => return,
+        };
+        if understanding.try_set(Some(progress)).is_some() || !progress.is_moving() {
+            return;
+        }
+        http::sleep(PROGRESS_REFRESH_MS, &Cancel::new()).await;
+    }
+}
+
+/// Topic search's pages for `query` (perhaps none: nothing close enough, or it cannot answer).
+async fn understand(query: &str, start_ms: i64) -> Vec<Page> {
+    let request = Request::Understand {
+        query: query.to_owned(),
+        start_ms,
+        limit: SEMANTIC_POOL,
+    };
+    match ask_worker(&request).await {
+        Ok(Response::Understood { pages, .. }) => pages,
+        _ => Vec::new(),
+    }
+}
+
+/// The words' answer with topic search's pages fused in, cut to what is shown.
+fn with_topics(lexical: &[Page], topics: &[Page]) -> Vec<Page> {
+    let mut pages = fuse_semantic(lexical, topics);
+    pages.truncate(RESULT_LIMIT);
+    pages
+}
+
 /// What the worker's index gives for a query at once.
 enum IndexAnswer {
     /// The whole answer: the index covers the period.
@@ -491,9 +543,13 @@ async fn index_search(query: &str, start_ms: i64) -> IndexAnswer {
         }) => IndexAnswer::Partial(pages, progress),
         Some(Response::Indexing { progress }) => IndexAnswer::Partial(Vec::new(), progress),
         // The worker failed or took too long: the browser's search alone.
-        Some(Response::Ready { .. } | Response::Failed { .. }) | None => {
-            IndexAnswer::Partial(Vec::new(), IndexProgress::default())
-        }
+        Some(
+            Response::Ready { .. }
+            | Response::Failed { .. }
+            | Response::Understood { .. }
+            | Response::Semantic { .. },
+        )
+        | None => IndexAnswer::Partial(Vec::new(), IndexProgress::default()),
     }
 }
 
@@ -506,7 +562,8 @@ fn fill_in(index: &[Page], browser: &[Page]) -> Vec<Page> {
 
 /// Shows the matches for what is typed so far: the worker's index at once; when it cannot answer
 /// for the whole period, also — for the latest keystroke only (`current`), after a pause — the
-/// browser's search fused in.
+/// browser's search fused in; then, after another pause, topic search's pages fused in (never
+/// before the words' answer is shown).
 async fn live_search(
     typed: String,
     period: Period,
@@ -514,39 +571,57 @@ async fn live_search(
     show: impl Fn(LiveAnswer),
 ) {
     let now = now_ms();
-    let (partial, progress) = match index_search(&typed, period.start_ms(now)).await {
+    let start_ms = period.start_ms(now);
+    let (shown, indexing) = match index_search(&typed, start_ms).await {
         IndexAnswer::Whole(pages) => {
-            if current() {
-                show(LiveAnswer {
-                    pages,
-                    indexing: None,
-                    filling: false,
-                });
+            if !current() {
+                return;
             }
-            return;
+            show(LiveAnswer {
+                pages: pages.clone(),
+                indexing: None,
+                filling: false,
+            });
+            (pages, None)
         }
-        IndexAnswer::Partial(pages, progress) => (pages, progress),
+        IndexAnswer::Partial(partial, progress) => {
+            if !current() {
+                return;
+            }
+            // At once: what the index has (perhaps nothing yet), saying that more is coming.
+            show(LiveAnswer {
+                pages: partial.clone(),
+                indexing: Some(progress),
+                filling: true,
+            });
+            http::sleep(BROWSER_SEARCH_DEBOUNCE_MS, &Cancel::new()).await;
+            if !current() {
+                return;
+            }
+            let browser = local_search(&ChromeHistory, &typed, period, now)
+                .await
+                .unwrap_or_default();
+            if !current() {
+                return;
+            }
+            let filled = fill_in(&partial, &browser);
+            show(LiveAnswer {
+                pages: filled.clone(),
+                indexing: Some(progress),
+                filling: false,
+            });
+            (filled, Some(progress))
+        }
     };
+    http::sleep(SEMANTIC_PAUSE_MS, &Cancel::new()).await;
     if !current() {
         return;
     }
-    // At once: what the index has (perhaps nothing yet), saying that more is coming.
-    show(LiveAnswer {
-        pages: partial.clone(),
-        indexing: Some(progress),
-        filling: true,
-    });
-    http::sleep(BROWSER_SEARCH_DEBOUNCE_MS, &Cancel::new()).await;
-    if !current() {
-        return;
-    }
-    let browser = local_search(&ChromeHistory, &typed, period, now)
-        .await
-        .unwrap_or_default();
-    if current() {
+    let topics = understand(&typed, start_ms).await;
+    if !topics.is_empty() && current() {
         show(LiveAnswer {
-            pages: fill_in(&partial, &browser),
-            indexing: Some(progress),
+            pages: with_topics(&shown, &topics),
+            indexing,
             filling: false,
         });
     }
@@ -579,28 +654,37 @@ async fn smart_local_search(
 }
 
 /// Runs one local search and makes it a turn; a failure becomes the turn's error, with what to do.
-/// While the index is incomplete, `early` gets a turn with what it found before the browser's
-/// search fills in (same key as the final turn).
-async fn ask_locally(
-    question: String,
-    period: Period,
-    early: impl FnOnce(StoredTurn),
-) -> StoredTurn {
+/// What the words found is given to `early` at once (same key as the final turn) while the
+/// browser's search fills in an incomplete index and topic search looks for pages about the
+/// question; the final turn fuses them all.
+async fn ask_locally(question: String, period: Period, early: impl Fn(StoredTurn)) -> StoredTurn {
     let at_ms = now_ms();
     let key = turn_key(at_ms, nonce());
-    let early = |partial: &[Page], progress: IndexProgress| {
-        let mut turn = Turn::local(at_ms, &question, period, Ok(partial.to_vec()));
-        turn.note = Some(progress.filling_in().to_owned());
+    let show_early = |pages: &[Page], note: Option<&str>| {
+        let mut turn = Turn::local(at_ms, &question, period, Ok(pages.to_vec()));
+        turn.note = note.map(str::to_owned);
         early(StoredTurn {
             key: key.clone(),
             turn,
         });
     };
-    let outcome = smart_local_search(&question, period, at_ms, early).await;
+    let outcome = smart_local_search(&question, period, at_ms, |partial, progress| {
+        show_early(partial, Some(progress.filling_in()))
+    })
+    .await;
     let indexing = outcome.as_ref().ok().and_then(|(_, progress)| *progress);
-    let outcome = outcome.map(|(pages, _)| pages).map_err(|error| {
-        format!("Your history could not be searched ({error}). Try again in a moment.")
-    });
+    let outcome = match outcome {
+        Ok((pages, _)) => {
+            if !pages.is_empty() {
+                show_early(&pages, indexing.map(|progress| progress.notice()));
+            }
+            let topics = understand(&question, period.start_ms(at_ms)).await;
+            Ok(with_topics(&pages, &topics))
+        }
+        Err(error) => Err(format!(
+            "Your history could not be searched ({error}). Try again in a moment."
+        )),
+    };
     let mut turn = Turn::local(at_ms, &question, period, outcome);
     turn.note = indexing.map(|progress| progress.notice().to_owned());
     StoredTurn { key, turn }

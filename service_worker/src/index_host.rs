@@ -7,15 +7,19 @@
 //! A page's request that arrives while the snapshot is read waits for the load to end (a ready
 //! signal, no polling); at any other time it is answered at once.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use futures_channel::oneshot;
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::{history, idb, now_ms, storage};
-use history_chat_core::history::{HistoryItem, RemovedVisits};
+use history_chat_core::clean::clean_url;
+use history_chat_core::history::{HistoryItem, Page, RemovedVisits};
 use history_chat_core::index::host::{Action, Event, Host, Reply};
 use history_chat_core::messages::{Request, Response};
+use history_chat_core::semantic::host::Removal;
 use wasm_bindgen_futures::spawn_local;
+
+use crate::semantic_host;
 
 /// IndexedDB key of the snapshot.
 const SNAPSHOT_KEY: &str = "history-index";
@@ -24,6 +28,9 @@ thread_local! {
     static HOST: RefCell<Host> = RefCell::new(Host::new());
     /// Requests waiting for the snapshot load to end.
     static WAITERS: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
+    /// Whether the semantic index has been given every page of the lexical one (then only
+    /// changes follow).
+    static FOLLOWING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Starts loading the index if nobody did yet.
@@ -57,12 +64,100 @@ pub async fn answer(request: Request) -> Response {
     }
 }
 
+/// The lexical index's pages for these cleaned URLs, in order; those it does not hold are left out.
+pub fn pages_of(urls: impl IntoIterator<Item = String>) -> Vec<Page> {
+    HOST.with_borrow(|host| match host.index() {
+        Some(index) => urls
+            .into_iter()
+            .filter_map(|url| index.page(&url))
+            .collect(),
+        None => Vec::new(),
+    })
+}
+
+/// Every page of the lexical index, newest first.
+pub fn all_pages() -> Vec<Page> {
+    HOST.with_borrow(|host| {
+        host.index()
+            .map(|index| index.recent(i64::MIN, usize::MAX))
+            .unwrap_or_default()
+    })
+}
+
+/// What an event may change in the lexical index's pages, for the semantic index to follow.
+enum Touched {
+    Nothing,
+    All,
+    Urls(Vec<String>),
+}
+
+fn touched(event: &Event) -> Touched {
+    let cleaned = |raw: &[String]| {
+        raw.iter()
+            .filter_map(|url| clean_url(url).ok())
+            .map(|url| url.to_string())
+            .collect()
+    };
+    match event {
+        Event::HistoryRead {
+            items: Some(items), ..
+        } => {
+            let raw: Vec<String> = items.iter().map(|item| item.url.clone()).collect();
+            Touched::Urls(cleaned(&raw))
+        }
+        Event::Visited(item) => Touched::Urls(cleaned(std::slice::from_ref(&item.url))),
+        Event::Removed(removed) if removed.all_history => Touched::All,
+        Event::Removed(removed) => Touched::Urls(cleaned(&removed.urls)),
+        _ => Touched::Nothing,
+    }
+}
+
 /// Hands `event` to the host, then carries out its actions (outside the host's borrow: an action
-/// may feed the next event).
+/// may feed the next event), then tells the semantic index what changed.
 fn feed(event: Event) {
+    let touched = touched(&event);
     let actions = HOST.with_borrow_mut(|host| host.handle(event));
+    follow(touched);
     for action in actions {
         perform(action);
+    }
+}
+
+/// Passes the lexical index's changes on to the semantic index: every page the first time the
+/// index is there, then the pages an event touched (updated, or gone).
+fn follow(touched: Touched) {
+    if matches!(touched, Touched::All) {
+        semantic_host::removed(Removal::All);
+        return;
+    }
+    let has_index = HOST.with_borrow(|host| host.index().is_some());
+    if !has_index {
+        return;
+    }
+    if !FOLLOWING.replace(true) {
+        semantic_host::pages(all_pages());
+        return;
+    }
+    let Touched::Urls(urls) = touched else {
+        return;
+    };
+    let (kept, gone): (Vec<Page>, Vec<String>) = HOST.with_borrow(|host| {
+        let Some(index) = host.index() else {
+            return (Vec::new(), Vec::new());
+        };
+        let mut kept = Vec::new();
+        let mut gone = Vec::new();
+        for url in urls {
+            match index.page(&url) {
+                Some(page) => kept.push(page),
+                None => gone.push(url),
+            }
+        }
+        (kept, gone)
+    });
+    semantic_host::pages(kept);
+    if !gone.is_empty() {
+        semantic_host::removed(Removal::Urls(gone));
     }
 }
 

@@ -5,18 +5,22 @@
 //! The worker holds the local search index ([`index_host`], glue around the core's
 //! `index::host` state machine): loaded from its IndexedDB snapshot (or built from the history,
 //! newest first, the first time), kept in step with `chrome.history`'s events, and asked by the
-//! pages through [`history_chat_core::messages`].
+//! pages through [`history_chat_core::messages`]. Beside it, the semantic index ([`semantic_host`],
+//! glue around the core's `semantic::host`) follows the lexical one's pages and has them
+//! understood by the on-device model, hosted by an offscreen document.
 
 mod index_host;
+mod semantic_host;
 
 use history_chat_bindings::{messages, storage};
-use history_chat_core::messages::Response;
+use history_chat_core::messages::{Request, Response};
 use wasm_bindgen::prelude::*;
 
 /// Sets up panic reporting; called once by the script right after initialisation.
 #[wasm_bindgen]
 pub fn start() {
     console_error_panic_hook::set_once();
+    semantic_host::start();
     index_host::warm();
 }
 
@@ -32,6 +36,16 @@ pub async fn on_installed() -> Result<(), JsError> {
 #[wasm_bindgen]
 pub async fn on_message(message: JsValue) -> JsValue {
     let response = match messages::read_request(&message) {
+        Ok(Request::Understand {
+            query,
+            start_ms,
+            limit,
+        }) => semantic_host::understand(&query, start_ms, limit).await,
+        Ok(Request::SemanticState) => {
+            semantic_host::start();
+            semantic_host::state()
+        }
+        Ok(Request::SetSemantic { enabled }) => semantic_host::set_enabled(enabled),
         Ok(request) => index_host::answer(request).await,
         Err(error) => Response::Failed {
             message: format!("The background worker did not understand the request ({error})."),

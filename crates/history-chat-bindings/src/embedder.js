@@ -27,9 +27,22 @@ export async function embedderEnsure() {
   await creating;
 }
 
-export async function embedderAsk(kind, texts) {
+// Resolves with the document's answer ({ vectors } or { error, message }); after `timeoutMs`
+// (0: no limit) with { error: 'crashed', message: 'timed out' }. `idleMs` tells the document how
+// long to keep the model loaded after its last job.
+export async function embedderAsk(kind, texts, timeoutMs, idleMs) {
   await embedderEnsure();
-  return chrome.runtime.sendMessage({ target: 'embedder', kind, texts });
+  const asked = chrome.runtime.sendMessage({ target: 'embedder', kind, texts, idleMs });
+  if (!timeoutMs) return asked;
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve({ error: 'crashed', message: `no answer within ${timeoutMs} ms` }), timeoutMs);
+  });
+  try {
+    return await Promise.race([asked, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function embedderClose() {

@@ -13,7 +13,12 @@ use crate::js_json::from_js;
 #[wasm_bindgen(module = "/src/embedder.js")]
 extern "C" {
     #[wasm_bindgen(catch, js_name = embedderAsk)]
-    fn embedder_ask(kind: &str, texts: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    fn embedder_ask(
+        kind: &str,
+        texts: &JsValue,
+        timeout_ms: u32,
+        idle_ms: u32,
+    ) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = embedderClose)]
     fn embedder_close() -> Result<js_sys::Promise, JsValue>;
 }
@@ -56,8 +61,15 @@ struct Answer {
     message: Option<String>,
 }
 
-/// One vector per text, in order (L2-normalised, as the model gives them).
-pub async fn embed(kind: TextKind, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedderError> {
+/// One vector per text, in order (L2-normalised, as the model gives them). `timeout_ms` (0: none)
+/// bounds the wait, which then fails as [`EmbedderError::Crashed`]; `idle_ms` is how long the
+/// document keeps the model loaded after its last job.
+pub async fn embed(
+    kind: TextKind,
+    texts: &[String],
+    timeout_ms: u32,
+    idle_ms: u32,
+) -> Result<Vec<Vec<f32>>, EmbedderError> {
     let kind = match kind {
         TextKind::Query => "query",
         TextKind::Passage => "passage",
@@ -65,7 +77,7 @@ pub async fn embed(kind: TextKind, texts: &[String]) -> Result<Vec<Vec<f32>>, Em
     let array: js_sys::Array = texts.iter().map(|t| JsValue::from_str(t)).collect();
     let crashed =
         |e: JsValue| EmbedderError::Crashed(crate::ChromeError::failed(ASK, e).to_string());
-    let promise = embedder_ask(kind, &array).map_err(crashed)?;
+    let promise = embedder_ask(kind, &array, timeout_ms, idle_ms).map_err(crashed)?;
     let value = JsFuture::from(promise).await.map_err(crashed)?;
     let answer: Answer = from_js(ASK, &value).map_err(|e| EmbedderError::Crashed(e.to_string()))?;
     let message = answer.message.unwrap_or_default();

@@ -51,9 +51,19 @@ export function idbPut(key, bytes) {
   return run(BLOBS, 'readwrite', (store) => store.put(bytes, key)).then(() => undefined);
 }
 
+// Every record as [key, bytes] pairs (keys and values read in one transaction, in key order).
 export function vectorsAll() {
-  return run(VECTORS, 'readonly', (store) => store.getAll())
-    .then((values) => values.filter((value) => value instanceof Uint8Array));
+  return open().then((db) => new Promise((resolve, reject) => {
+    const transaction = db.transaction(VECTORS, 'readonly');
+    const store = transaction.objectStore(VECTORS);
+    const keys = store.getAllKeys();
+    const values = store.getAll();
+    transaction.oncomplete = () => resolve(keys.result
+      .map((key, i) => [key, values.result[i]])
+      .filter(([key, value]) => typeof key === 'string' && value instanceof Uint8Array));
+    transaction.onerror = () => reject(transaction.error);
+    transaction.onabort = () => reject(transaction.error || new Error('IndexedDB transaction aborted'));
+  }));
 }
 
 export function vectorsPut(keys, records) {

@@ -60,19 +60,24 @@ pub async fn put(key: &str, bytes: &[u8]) -> Result<(), ChromeError> {
     Ok(())
 }
 
-/// Every vector record stored.
-pub async fn all_vectors() -> Result<Vec<Vec<u8>>, ChromeError> {
+/// Every vector record stored, with its key (the page's cleaned URL).
+pub async fn all_vectors() -> Result<Vec<(String, Vec<u8>)>, ChromeError> {
     let value = settle(VECTORS, vectors_all()).await?;
+    let unreadable = || ChromeError::Unreadable {
+        api: VECTORS,
+        message: "not a list of records".to_owned(),
+    };
     let array = value
         .dyn_into::<js_sys::Array>()
-        .map_err(|_| ChromeError::Unreadable {
-            api: VECTORS,
-            message: "not a list of records".to_owned(),
-        })?;
+        .map_err(|_| unreadable())?;
     Ok(array
         .iter()
-        .filter_map(|record| record.dyn_into::<js_sys::Uint8Array>().ok())
-        .map(|bytes| bytes.to_vec())
+        .filter_map(|pair| {
+            let pair = pair.dyn_into::<js_sys::Array>().ok()?;
+            let url = pair.get(0).as_string()?;
+            let bytes = pair.get(1).dyn_into::<js_sys::Uint8Array>().ok()?;
+            Some((url, bytes.to_vec()))
+        })
         .collect())
 }
 

@@ -5,6 +5,23 @@ use serde::{Deserialize, Serialize};
 
 use crate::display::relative_time;
 use crate::history::Page;
+use crate::semantic::{SemanticProgress, SemanticStatus, UnavailableReason};
+
+/// While typing, topic search is asked this long after the words' answer is shown (and only if
+/// nothing was typed meanwhile): a question's embedding costs the model tens of milliseconds, which
+/// is not worth spending on every keystroke, and the words' answer must never wait for it. Enter
+/// asks at once.
+pub const SEMANTIC_PAUSE_MS: u32 = 350;
+
+/// Topic search's pages fused with the words' answer: as deep as the lexical pool fused with the
+/// browser's ([`crate::index::eval::SMART_POOL`] is 50 there), so a page the model ranks 20th can
+/// still come up when the words also point at it; RRF makes the tail weigh little.
+pub const SEMANTIC_POOL: usize = 30;
+
+/// The worker gives up on a question's embedding after this long, and the words' answer stands
+/// alone: loading the model takes about a second, a question tens of milliseconds, and a batch of
+/// pages the model is running yields to a question after the page in hand.
+pub const QUERY_PATIENCE_MS: u32 = 10_000;
 
 /// What a page asks the service worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,6 +44,25 @@ pub enum Request {
         start_ms: i64,
         /// At most this many pages.
         limit: usize,
+    },
+    /// Topic search: the pages whose meaning is closest to `query` (the on-device model's
+    /// vectors), most similar first, among pages last visited at or after `start_ms`. Answered
+    /// with [`Response::Understood`]; the asker fuses them with the lexical answer it already has.
+    Understand {
+        /// The question.
+        query: String,
+        /// Period start, ms since the Unix epoch.
+        start_ms: i64,
+        /// At most this many pages.
+        limit: usize,
+    },
+    /// The options page: how far topic search has got. Answered with [`Response::Semantic`].
+    SemanticState,
+    /// The options page's switch: topic search on or off (off drops its index). Answered with
+    /// [`Response::Semantic`].
+    SetSemantic {
+        /// On or off.
+        enabled: bool,
     },
     /// AI mode's retrieval: the pages matching one keyword, most relevant first.
     Keyword {
@@ -56,6 +92,19 @@ pub enum Response {
         /// period's start yet — the asker fuses in the browser's own search.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         indexing: Option<IndexProgress>,
+    },
+    /// Topic search's pages for [`Request::Understand`], most similar first (perhaps none: the
+    /// model found nothing close enough, or it cannot answer — `progress` says which).
+    Understood {
+        /// The pages.
+        pages: Vec<Page>,
+        /// Topic search's state.
+        progress: SemanticProgress,
+    },
+    /// Topic search's state.
+    Semantic {
+        /// How far it has got.
+        progress: SemanticProgress,
     },
     /// The index is loaded.
     Ready {
@@ -123,8 +172,79 @@ impl IndexProgress {
     }
 }
 
-/// "1 page", "12,345 pages".
-fn pages(count: usize) -> String {
+/// Topic search's wording, for the options page and the popup.
+impl SemanticProgress {
+    /// The options page's line under the switch.
+    pub fn options_line(&self) -> String {
+        match self.status {
+            SemanticStatus::Off => "Topic search is off.".to_owned(),
+            SemanticStatus::Loading => "Topic search is starting…".to_owned(),
+            SemanticStatus::Building => format!(
+                "Understanding your history: {} of {} so far. What is understood is already searchable.",
+                grouped(self.understood as usize),
+                pages(self.total as usize)
+            ),
+            SemanticStatus::Ready => format!(
+                "Topic search is ready: {} understood.",
+                pages(self.understood as usize)
+            ),
+            SemanticStatus::Unavailable(reason) => format!(
+                "Topic search is unavailable: {} Word search still works.",
+                unavailable(reason)
+            ),
+            SemanticStatus::StorageFull => "Topic search is paused: the browser's storage for this extension is full. Free some space (or remove history), then reopen the browser; word search still works.".to_owned(),
+        }
+    }
+
+    /// The popup's quiet line while topic search cannot answer for everything yet; `None` once
+    /// it can (or when it is off).
+    pub fn popup_line(&self) -> Option<String> {
+        match self.status {
+            SemanticStatus::Off | SemanticStatus::Ready => None,
+            SemanticStatus::Loading => Some("Topic search is starting…".to_owned()),
+            SemanticStatus::Building => Some(format!(
+                "Topic search has understood {} of {} so far.",
+                grouped(self.understood as usize),
+                pages(self.total as usize)
+            )),
+            SemanticStatus::Unavailable(_) => {
+                Some("Topic search is unavailable (see Options); word search works.".to_owned())
+            }
+            SemanticStatus::StorageFull => Some(
+                "Topic search is paused: the browser's storage is full (see Options).".to_owned(),
+            ),
+        }
+    }
+
+    /// Whether it may still change: the pages keep asking how far it has got.
+    pub fn is_moving(&self) -> bool {
+        matches!(
+            self.status,
+            SemanticStatus::Loading | SemanticStatus::Building
+        )
+    }
+}
+
+fn unavailable(reason: UnavailableReason) -> &'static str {
+    match reason {
+        UnavailableReason::ModelMissing => {
+            "the on-device model's file is missing from the extension (reinstall it)."
+        }
+        UnavailableReason::ModelCorrupt => {
+            "the on-device model's file is damaged (reinstall the extension)."
+        }
+        UnavailableReason::Unsupported => "this browser cannot run the on-device model.",
+        UnavailableReason::ModelFailing => {
+            "the on-device model kept failing; it will be tried again when the browser restarts."
+        }
+        UnavailableReason::StoreFailing => {
+            "its index could not be saved; it will be tried again when the browser restarts."
+        }
+    }
+}
+
+/// "12,345".
+fn grouped(count: usize) -> String {
     let digits = count.to_string();
     let mut grouped = String::new();
     for (i, digit) in digits.chars().enumerate() {
@@ -133,9 +253,14 @@ fn pages(count: usize) -> String {
         }
         grouped.push(digit);
     }
+    grouped
+}
+
+/// "1 page", "12,345 pages".
+fn pages(count: usize) -> String {
     match count {
         1 => "1 page".to_owned(),
-        _ => format!("{grouped} pages"),
+        _ => format!("{} pages", grouped(count)),
     }
 }
 

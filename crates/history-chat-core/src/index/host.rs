@@ -328,6 +328,12 @@ impl Host {
                 index.search_keyword(keyword, *start_ms, now_ms, *limit),
                 *start_ms,
             ),
+            // Topic search's requests are the semantic index's (`semantic::host`), not this one's.
+            Request::Understand { .. } | Request::SemanticState | Request::SetSemantic { .. } => {
+                Response::Failed {
+                    message: "The local index does not answer topic-search requests.".to_owned(),
+                }
+            }
         })
     }
 

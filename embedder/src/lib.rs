@@ -1,0 +1,38 @@
+//! History Chat's embedding worker: the on-device sentence model (`history-chat-embedding`) behind
+//! two exports, for `assets/embedder_worker.js` (a dedicated worker of the offscreen document
+//! `embedder.html`). Everything else — what to embed, when, where vectors go — is the service
+//! worker's; this module turns text into vectors.
+
+use history_chat_embedding::{Embedder, Kind};
+use wasm_bindgen::prelude::*;
+
+/// The loaded model.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct Model {
+    embedder: Embedder,
+}
+
+#[wasm_bindgen]
+impl Model {
+    /// Loads the model from the asset's bytes; fails (a readable message) when they are not a
+    /// model this build can read.
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: Vec<u8>) -> Result<Model, JsError> {
+        console_error_panic_hook::set_once();
+        let embedder = Embedder::from_bytes(&bytes).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(Model { embedder })
+    }
+
+    /// The L2-normalised vector of `text`, as a question (`query`) or as a page (`passage`).
+    pub fn embed(&self, text: &str, query: bool) -> Result<Vec<f32>, JsError> {
+        let kind = if query { Kind::Query } else { Kind::Passage };
+        let mut vectors = self
+            .embedder
+            .embed(&[text], kind)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        vectors
+            .pop()
+            .ok_or_else(|| JsError::new("the model returned no vector"))
+    }
+}

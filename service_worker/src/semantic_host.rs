@@ -1,0 +1,186 @@
+//! Glue between the browser and the semantic index's state machine
+//! ([`history_chat_core::semantic::host`]): feeds it what happens (the worker starting, the lexical
+//! index's changes, the model's and IndexedDB's answers, its retry timer) and carries out what it
+//! says (read the stored vectors, have the offscreen document's model embed a batch, store, delete,
+//! close the model). Every decision is the core's; this module only moves data.
+//!
+//! The model runs in an offscreen document's dedicated worker ([`embedder`]), never on this
+//! worker's thread, so the pages' requests are answered while pages are being understood.
+
+use std::cell::{Cell, RefCell};
+
+use history_chat_bindings::embedder::{self, EmbedderError, TextKind};
+use history_chat_bindings::http::{self, Cancel};
+use history_chat_bindings::idb::{self, WriteError};
+use history_chat_bindings::storage;
+use history_chat_core::history::Page;
+use history_chat_core::messages::{QUERY_PATIENCE_MS, Response};
+use history_chat_core::semantic::host::{
+    Action, EMBEDDER_IDLE_MS, EmbedFailure, Event, PAGES_PER_EVENT, Removal, STORE_CHUNK_RECORDS,
+    SemanticHost, StoredRecord,
+};
+
+use wasm_bindgen_futures::spawn_local;
+
+use crate::index_host;
+
+thread_local! {
+    static HOST: RefCell<SemanticHost> = RefCell::new(SemanticHost::new());
+    static STARTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Starts the semantic index once per worker life: reads the switch, then the stored vectors.
+pub fn start() {
+    if STARTED.replace(true) {
+        return;
+    }
+    spawn_local(async {
+        // Unreadable settings leave topic search on, its default.
+        let enabled = storage::load_settings()
+            .await
+            .map(|settings| settings.semantic_search.is_on())
+            .unwrap_or(true);
+        feed(Event::Start { enabled });
+    });
+}
+
+/// The lexical index gained or updated these pages.
+pub fn pages(mut pages: Vec<Page>) {
+    while !pages.is_empty() {
+        let rest = pages.split_off(pages.len().min(PAGES_PER_EVENT));
+        feed(Event::Pages(pages));
+        pages = rest;
+    }
+}
+
+/// The lexical index lost pages.
+pub fn removed(removal: Removal) {
+    feed(Event::Removed(removal));
+}
+
+/// The options page's switch.
+pub fn set_enabled(enabled: bool) -> Response {
+    feed(Event::SetEnabled(enabled));
+    state()
+}
+
+/// Topic search's state, for the pages.
+pub fn state() -> Response {
+    Response::Semantic {
+        progress: HOST.with_borrow(SemanticHost::progress),
+    }
+}
+
+/// The pages closest in meaning to `query`, visited since `start_ms`: the question is embedded
+/// by the model (ahead of any batch of pages), the stored vectors are scanned, and the URLs are
+/// turned into pages by the lexical index (a page it no longer holds is never shown).
+pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
+    start();
+    let progress = HOST.with_borrow(SemanticHost::progress);
+    let searchable = HOST.with_borrow(|host| !host.vectors().is_empty());
+    if query.trim().is_empty() || !searchable {
+        return Response::Understood {
+            pages: Vec::new(),
+            progress,
+        };
+    }
+    let asked = [query.to_owned()];
+    let pages =
+        match embedder::embed(TextKind::Query, &asked, QUERY_PATIENCE_MS, EMBEDDER_IDLE_MS).await {
+            Ok(mut vectors) => match vectors.pop() {
+                Some(vector) => {
+                    let hits = HOST.with_borrow(|host| host.search(&vector, start_ms, limit));
+                    index_host::pages_of(hits.into_iter().map(|(url, _)| url))
+                }
+                None => Vec::new(),
+            },
+            // The lexical answer stands alone; the build's own batches report lasting failures.
+            Err(_) => Vec::new(),
+        };
+    Response::Understood {
+        pages,
+        progress: HOST.with_borrow(SemanticHost::progress),
+    }
+}
+
+fn feed(event: Event) {
+    let actions = HOST.with_borrow_mut(|host| host.handle(event));
+    for action in actions {
+        perform(action);
+    }
+}
+
+fn perform(action: Action) {
+    match action {
+        Action::LoadStore => spawn_local(async {
+            let Ok(pairs) = idb::all_vectors().await else {
+                feed(Event::StoreFailed);
+                return;
+            };
+            let mut records: Vec<StoredRecord> = pairs
+                .into_iter()
+                .map(|(url, bytes)| StoredRecord { url, bytes })
+                .collect();
+            // In chunks, the worker's event loop serving the pages in between.
+            loop {
+                let rest = records.split_off(records.len().min(STORE_CHUNK_RECORDS));
+                let done = rest.is_empty();
+                feed(Event::StoreLoaded { records, done });
+                if done {
+                    return;
+                }
+                records = rest;
+                http::sleep(0, &Cancel::new()).await;
+            }
+        }),
+        Action::Embed { batch, passages } => spawn_local(async move {
+            let event =
+                match embedder::embed(TextKind::Passage, &passages, 0, EMBEDDER_IDLE_MS).await {
+                    Ok(vectors) => Event::Embedded { batch, vectors },
+                    Err(error) => Event::EmbedFailed {
+                        batch,
+                        failure: failure(error),
+                    },
+                };
+            feed(event);
+        }),
+        Action::Save { batch, records } => spawn_local(async move {
+            let pairs: Vec<(String, Vec<u8>)> = records
+                .into_iter()
+                .map(|record| (record.url, record.bytes))
+                .collect();
+            let event = match idb::put_vectors(&pairs).await {
+                Ok(()) => Event::Saved { batch },
+                Err(WriteError::QuotaExceeded) => Event::SaveFailed { batch, quota: true },
+                Err(WriteError::Failed(_)) => Event::SaveFailed {
+                    batch,
+                    quota: false,
+                },
+            };
+            feed(event);
+        }),
+        Action::Delete { urls } => spawn_local(async move {
+            // A record left behind is never shown: a search turns URLs into pages through the
+            // lexical index, which no longer holds it.
+            let _ = idb::delete_vectors(&urls).await;
+        }),
+        Action::ClearStore => spawn_local(async {
+            let _ = idb::clear_vectors().await;
+        }),
+        Action::RetryAfter { ms } => spawn_local(async move {
+            http::sleep(ms, &Cancel::new()).await;
+            feed(Event::RetryDue);
+        }),
+        Action::CloseEmbedder => spawn_local(embedder::close()),
+        Action::SendAllPages => pages(index_host::all_pages()),
+    }
+}
+
+fn failure(error: EmbedderError) -> EmbedFailure {
+    match error {
+        EmbedderError::ModelMissing(_) => EmbedFailure::ModelMissing,
+        EmbedderError::ModelCorrupt(_) => EmbedFailure::ModelCorrupt,
+        EmbedderError::Unsupported(_) => EmbedFailure::Unsupported,
+        EmbedderError::Crashed(message) => EmbedFailure::Crashed(message),
+    }
+}
