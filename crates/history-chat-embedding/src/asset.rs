@@ -45,7 +45,9 @@ impl Dtype {
     fn bytes_for(self, elements: usize) -> Option<usize> {
         match self {
             Dtype::F32 => elements.checked_mul(4),
-            Dtype::Q4 => elements.is_multiple_of(QK).then(|| elements / QK * Q4_BLOCK_BYTES),
+            Dtype::Q4 => elements
+                .is_multiple_of(QK)
+                .then(|| elements / QK * Q4_BLOCK_BYTES),
         }
     }
 }

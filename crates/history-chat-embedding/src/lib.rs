@@ -21,6 +21,8 @@
 mod asset;
 mod encoder;
 mod error;
+#[cfg(test)]
+mod tests;
 mod tokenizer;
 
 pub use error::{AssetError, EmbedError};

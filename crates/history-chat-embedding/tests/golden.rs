@@ -115,3 +115,19 @@ fn pieces_and_vectors_match_the_reference_engine() {
         far.join("\n")
     );
 }
+
+#[test]
+fn the_real_asset_cut_anywhere_is_an_error() {
+    let bytes = read("e5-small-latin-q4.bin");
+    // Densely through the header, vocabulary and directory, then across the tensors.
+    let lengths = (0..8192)
+        .step_by(3)
+        .chain((8192..bytes.len()).step_by(bytes.len() / 400));
+    for len in lengths {
+        assert!(
+            Embedder::from_bytes(&bytes[..len]).is_err(),
+            "{len} of {} bytes loaded",
+            bytes.len()
+        );
+    }
+}
