@@ -19,6 +19,7 @@ use history_chat_core::semantic::host::{
     Action, EMBEDDER_IDLE_MS, EmbedFailure, Event, PAGES_PER_EVENT, Removal, STORE_CHUNK_RECORDS,
     SemanticHost, StoredRecord,
 };
+use history_chat_core::semantic::is_understandable;
 
 use wasm_bindgen_futures::spawn_local;
 
@@ -78,7 +79,7 @@ pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
     start();
     let progress = HOST.with_borrow(SemanticHost::progress);
     let searchable = HOST.with_borrow(|host| !host.vectors().is_empty());
-    if query.trim().is_empty() || !searchable {
+    if !is_understandable(query) || !searchable {
         return Response::Understood {
             pages: Vec::new(),
             progress,

@@ -60,6 +60,16 @@ pub const DIM: usize = 384;
 /// Calibrated on the evaluation set, see eval. (Placeholder until then: 0.80.)
 pub const SIMILARITY_FLOOR: f32 = 0.80;
 
+/// A question needs at least this many letters or digits to go to the model: one or two
+/// characters mean nothing to it (every page then scores alike, above any floor that lets real
+/// questions through), and the words' answer already covers them.
+pub const MIN_QUESTION_CHARS: usize = 3;
+
+/// Whether `question` is worth embedding ([`MIN_QUESTION_CHARS`] letters or digits).
+pub fn is_understandable(question: &str) -> bool {
+    question.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_QUESTION_CHARS
+}
+
 /// Fuses the lexical index's answer (best first) with the semantic one (most similar first) by
 /// [`rrf`] with [`RRF_K`], as [`crate::index::fuse_with_browser`] does with the browser's: every
 /// page of both lists, best fused score first, ties in the lexical list's favour. A page in both
@@ -94,6 +104,25 @@ mod tests {
 
     fn urls(pages: &[Page]) -> Vec<&str> {
         pages.iter().map(|p| p.url.as_str()).collect()
+    }
+
+    #[test]
+    fn only_questions_with_three_letters_or_digits_go_to_the_model() {
+        let rows = [
+            ("", false),
+            ("x", false),
+            ("  ab  ", false),
+            ("🚲🔧🙂", false),
+            ("?!…", false),
+            ("vélo", true),
+            ("a b c", true),
+            ("5g", false),
+            ("5g!4", true),
+            ("自転車", true),
+        ];
+        for (question, want) in rows {
+            assert_eq!(is_understandable(question), want, "{question:?}");
+        }
     }
 
     #[test]
