@@ -2,8 +2,9 @@
 //! (title and address) as a passage, a 10-word question as a query, and a batch of 32 pages.
 //! Informative only (the browser's numbers are what count).
 //!
-//! `cargo run --release -p history-chat-embedding --example embed_bench [-- RUNS]` with
-//! `HISTORY_CHAT_MODEL_DIR` holding `e5-small-latin-q4.bin`.
+//! `cargo run --release -p history-chat-embedding --example embed_bench [-- RUNS [borrowed]]` with
+//! `HISTORY_CHAT_MODEL_DIR` holding `e5-small-latin-q4.bin`. The model loads with
+//! `Embedder::from_vec`, or `from_bytes` with `borrowed` (compare the peaks).
 
 // A native benchmark: it reads the clock (the crate itself never does).
 #![allow(clippy::disallowed_methods)]
@@ -52,6 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(50);
+    let borrowed = std::env::args().nth(2).is_some_and(|a| a == "borrowed");
     let dir =
         std::env::var_os("HISTORY_CHAT_MODEL_DIR").ok_or("HISTORY_CHAT_MODEL_DIR is not set")?;
     let path = std::path::Path::new(&dir).join("e5-small-latin-q4.bin");
@@ -60,14 +62,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bytes = std::fs::read(&path)?;
     let asset_len = bytes.len();
     let start = Instant::now();
-    let model = Embedder::from_bytes(&bytes)?;
+    let model = if borrowed {
+        let model = Embedder::from_bytes(&bytes)?;
+        drop(bytes);
+        model
+    } else {
+        Embedder::from_vec(bytes)?
+    };
     let load = start.elapsed();
-    drop(bytes);
     let (rss1, peak) = memory();
     println!(
-        "asset {:.1} MB, loaded in {load:.2?}; the model holds {:.1} MB; resident +{:.1} MB after \
-         dropping the asset bytes, peak +{:.1} MB",
+        "asset {:.1} MB, loaded ({}) in {load:.2?}; the model holds {:.1} MB; resident +{:.1} MB \
+         once loaded (the asset's bytes gone), peak +{:.1} MB",
         mb(asset_len as u64),
+        if borrowed { "from_bytes" } else { "from_vec" },
         mb(model.held_bytes() as u64),
         mb(rss1.saturating_sub(rss0)),
         mb(peak.saturating_sub(rss0)),

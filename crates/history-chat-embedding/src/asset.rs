@@ -345,6 +345,18 @@ impl<'a> Asset<'a> {
         elements: usize,
         at_least: bool,
     ) -> Result<(&'a [u8], usize), AssetError> {
+        let (range, found) = self.tensor_range(name, dtype, elements, at_least)?;
+        Ok((&self.all[range], found))
+    }
+
+    /// Like [`Asset::tensor`], the bytes' range in the asset instead of the bytes.
+    pub fn tensor_range(
+        &self,
+        name: &str,
+        dtype: Dtype,
+        elements: usize,
+        at_least: bool,
+    ) -> Result<(std::ops::Range<usize>, usize), AssetError> {
         let entry = self
             .tensors
             .iter()
@@ -375,7 +387,7 @@ impl<'a> Asset<'a> {
         // In range: checked when the directory was read.
         let start = entry.offset as usize;
         let end = start + entry.bytes as usize;
-        Ok((&self.all[start..end], found))
+        Ok((start..end, found))
     }
 }
 

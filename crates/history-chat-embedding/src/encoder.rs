@@ -7,6 +7,7 @@
 //! own tokens), so no padding and no mask.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use candle_core::quantized::{GgmlDType, QMatMul, QStorage, QTensor};
 use candle_core::{D, Device, Module, Result, Tensor};
@@ -99,11 +100,16 @@ fn norm(asset: &Asset<'_>, prefix: &str, hidden: usize) -> std::result::Result<N
 }
 
 impl Encoder {
-    /// Copies the weights out of the asset; `n_pieces` word rows at least must be there.
-    pub fn new(asset: &Asset<'_>, n_pieces: usize) -> std::result::Result<Self, AssetError> {
+    /// Copies the weights out of the asset, all but the word embeddings: returns the range of
+    /// the asset's bytes [`Encoder::set_word`] needs (the rows of `n_pieces` tokens, which must be
+    /// there).
+    pub fn new(
+        asset: &Asset<'_>,
+        n_pieces: usize,
+    ) -> std::result::Result<(Self, Range<usize>), AssetError> {
         let header = asset.header;
         let (h, ff) = (header.hidden, header.ffn);
-        let (word, elements) = asset.tensor("emb.word", Dtype::Q4, h, true)?;
+        let (word, elements) = asset.tensor_range("emb.word", Dtype::Q4, h, true)?;
         if elements / h < n_pieces {
             return Err(AssetError::TensorSize {
                 name: "emb.word".to_owned(),
@@ -112,6 +118,8 @@ impl Encoder {
                 expected_elements: (n_pieces * h) as u64,
             });
         }
+        // Only the rows a token can use.
+        let word = word.start..word.start + n_pieces * (h / QK) * Q4_BLOCK_BYTES;
         let (pos, _) = asset.tensor("emb.pos", Dtype::F32, header.max_positions * h, false)?;
         let (types, _) = asset.tensor("emb.type", Dtype::F32, header.type_vocab * h, false)?;
         let q4 = |name: String, rows: usize, cols: usize| {
@@ -141,15 +149,20 @@ impl Encoder {
                 ffn_ln: norm(asset, &format!("l{l}.oln"), h)?,
             });
         }
-        Ok(Encoder {
+        let encoder = Encoder {
             header,
-            // Only the rows a token can use.
-            word: word[..n_pieces * (h / QK) * Q4_BLOCK_BYTES].to_vec(),
+            word: Vec::new(),
             pos: f32s(pos),
             type0: f32s(&types[..h * 4]),
             emb_ln: norm(asset, "emb.ln", h)?,
             layers,
-        })
+        };
+        Ok((encoder, word))
+    }
+
+    /// The word embeddings' bytes: the range [`Encoder::new`] returned.
+    pub fn set_word(&mut self, word: Vec<u8>) {
+        self.word = word;
     }
 
     /// The longest window, `<s>` and `</s>` included.
@@ -164,7 +177,7 @@ impl Encoder {
         let q4 = |rows: usize, cols: usize| rows * cols / QK * Q4_BLOCK_BYTES;
         let per_layer =
             q4(3 * h, h) + q4(h, h) + q4(ff, h) + q4(h, ff) + 4 * (3 * h + h + ff + h + 4 * h);
-        self.word.len()
+        self.word.capacity()
             + 4 * (self.pos.len() + self.type0.len() + 2 * h)
             + self.layers.len() * per_layer
     }

@@ -74,8 +74,30 @@ impl std::fmt::Debug for Embedder {
 
 impl Embedder {
     /// Loads the model from an E5S1 asset. A short, corrupt or foreign file is an error, never a
-    /// panic.
+    /// panic. The model copies what it needs: while it loads, the asset is in memory twice
+    /// (see [`Embedder::from_vec`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Embedder, AssetError> {
+        let (tokenizer, mut encoder, word) = Self::parts(bytes)?;
+        encoder.set_word(bytes[word].to_vec());
+        Ok(Embedder { tokenizer, encoder })
+    }
+
+    /// Like [`Embedder::from_bytes`], reusing the asset's buffer for the word embeddings (most
+    /// of the model) instead of copying them: the memory needed at the peak of loading is the
+    /// asset and the rest of the model (about 20 MB), not twice the asset. In WebAssembly, where
+    /// memory never shrinks, that peak is what the module keeps.
+    pub fn from_vec(mut bytes: Vec<u8>) -> Result<Embedder, AssetError> {
+        let (tokenizer, mut encoder, word) = Self::parts(&bytes)?;
+        let len = word.len();
+        bytes.copy_within(word, 0);
+        bytes.truncate(len);
+        bytes.shrink_to_fit();
+        encoder.set_word(bytes);
+        Ok(Embedder { tokenizer, encoder })
+    }
+
+    /// Everything but the word embeddings, copied out of `bytes`, and where those are.
+    fn parts(bytes: &[u8]) -> Result<(Tokenizer, Encoder, std::ops::Range<usize>), AssetError> {
         let mut asset = asset::Asset::parse(bytes)?;
         let vocab = &mut asset.vocab;
         let tokenizer = Tokenizer::new(
@@ -89,8 +111,8 @@ impl Embedder {
             },
             &asset.norm,
         )?;
-        let encoder = Encoder::new(&asset, tokenizer.len())?;
-        Ok(Embedder { tokenizer, encoder })
+        let (encoder, word) = Encoder::new(&asset, tokenizer.len())?;
+        Ok((tokenizer, encoder, word))
     }
 
     /// The token ids the model reads for `text`: `<s>`, the prefixed text's pieces, `</s>`. Not

@@ -279,6 +279,23 @@ fn a_text_embeds_the_same_alone_and_in_a_batch() {
 }
 
 #[test]
+fn loading_from_a_vec_is_loading_from_bytes() {
+    let bytes = Builder::new().bytes();
+    let borrowed = Embedder::from_bytes(&bytes).unwrap();
+    let owned = Embedder::from_vec(bytes.clone()).unwrap();
+    let texts = ["hello world", "e"];
+    assert_eq!(
+        borrowed.embed(&texts, Kind::Passage).unwrap(),
+        owned.embed(&texts, Kind::Passage).unwrap()
+    );
+    assert_eq!(borrowed.held_bytes(), owned.held_bytes());
+    assert!(matches!(
+        Embedder::from_vec(bytes[..bytes.len() - 1].to_vec()),
+        Err(AssetError::TensorOutOfRange { .. })
+    ));
+}
+
+#[test]
 fn a_long_text_is_the_token_weighted_mean_of_its_windows() {
     // Windows of 6 content tokens (8 positions): "passage:" + 10 × "▁hello" is 12 tokens, two
     // full windows; the text's vector is the normalised mean of the two windows' means, weighted
