@@ -57,7 +57,8 @@ fn kind(case: &Case) -> Kind {
 #[test]
 fn pieces_and_vectors_match_the_reference_engine() {
     let golden: Golden = serde_json::from_slice(&read("golden.json")).expect("golden.json parses");
-    let model = Embedder::from_bytes(&read("e5-small-latin-q4.bin")).expect("the asset loads");
+    // The way the extension loads it (the test of the tiny asset checks from_bytes agrees).
+    let model = Embedder::from_vec(read("e5-small-latin-q4.bin")).expect("the asset loads");
     assert!(!golden.cases.is_empty(), "golden.json has no cases");
 
     let mut piece_failures = Vec::new();
