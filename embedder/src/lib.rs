@@ -20,7 +20,7 @@ impl Model {
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: Vec<u8>) -> Result<Model, JsError> {
         console_error_panic_hook::set_once();
-        let embedder = Embedder::from_bytes(&bytes).map_err(|e| JsError::new(&e.to_string()))?;
+        let embedder = Embedder::from_vec(bytes).map_err(|e| JsError::new(&e.to_string()))?;
         Ok(Model { embedder })
     }
 

@@ -286,7 +286,7 @@ function recordProgressBar(options) {
   return options.evaluate(() => {
     const seen = (window.__hcRecorded = []);
     const push = () => {
-      const bar = document.querySelector('progress');
+      const bar = document.querySelector('progress[aria-label="On-device model download"]');
       const text = bar ? `${bar.value}|${bar.getAttribute('aria-label')}` : '(none)';
       if (seen.at(-1) !== text) seen.push(text);
     };
@@ -365,7 +365,7 @@ test('stand-in "downloadable": the options page downloads with a <progress>, the
     soft.check(values.some((v) => v.endsWith('|On-device model download')), `the <progress> should be labelled: ${JSON.stringify(values.slice(0, 3))}`);
     soft.check(/The on-device model is ready/.test(await statusText(options)), `role=status after the download: ${JSON.stringify(await statusText(options))}`);
     soft.check(/ready on this device/.test(await deviceStatus(options)), `.device-status after the download: ${JSON.stringify(await deviceStatus(options))}`);
-    soft.check((await options.locator('progress').count()) === 0, 'the <progress> should go once the download is over');
+    soft.check((await options.locator('progress[aria-label="On-device model download"]').count()) === 0, 'the <progress> should go once the download is over');
     const calls = await lmCalls(options);
     soft.check(calls.create.length === 1 && calls.create[0].userActivation === true, `create() once, inside the click: ${JSON.stringify(calls.create)}`);
     soft.check(calls.basesDestroyed === 1, `the options page should destroy the session it created for the download (destroyed: ${calls.basesDestroyed})`);

@@ -59,8 +59,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::passage::{page_hash_of, passage_of};
 use super::{
-    Entry, Quantised, Record, SIMILARITY_FLOOR, SemanticProgress, SemanticStatus,
-    UnavailableReason, Vectors,
+    Entry, Quantised, Record, SIMILARITY_FLOOR, SIMILARITY_MARGIN, STANDOUT_MIN_PAGES, STANDOUT_Z,
+    SemanticProgress, SemanticStatus, UnavailableReason, Vectors,
 };
 use crate::history::Page;
 
@@ -104,6 +104,29 @@ pub const STORE_CHUNK_RECORDS: usize = 2_000;
 /// 1.2–1.5 µs in WebAssembly, queueing a new one 1.5–3 µs, so 2,000 pages hold the worker's
 /// thread 3–7 ms (the whole of a 50,000-page history in one event: 60–160 ms).
 pub const PAGES_PER_EVENT: usize = 2_000;
+
+/// The least similarity a hit needs among `all` (every page of the period, most similar first):
+/// [`SIMILARITY_FLOOR`], within [`SIMILARITY_MARGIN`] of the best, and — with at least
+/// [`STANDOUT_MIN_PAGES`] pages to compare with — [`STANDOUT_Z`] standard deviations above the
+/// period's mean similarity to this question.
+pub fn standout_floor(all: &[(String, f32)]) -> f32 {
+    let Some(&(_, best)) = all.first() else {
+        return SIMILARITY_FLOOR;
+    };
+    let mut cut = SIMILARITY_FLOOR.max(best - SIMILARITY_MARGIN);
+    if all.len() >= STANDOUT_MIN_PAGES {
+        let n = all.len() as f64;
+        let mean = all.iter().map(|&(_, s)| f64::from(s)).sum::<f64>() / n;
+        let variance = all
+            .iter()
+            .map(|&(_, s)| (f64::from(s) - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        let standout = mean + f64::from(STANDOUT_Z) * variance.sqrt();
+        cut = cut.max(standout as f32);
+    }
+    cut
+}
 
 /// A stored record and its key, as IndexedDB holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -420,8 +443,14 @@ impl SemanticHost {
     pub fn search(&self, query: &[f32], start_ms: i64, limit: usize) -> Vec<(String, f32)> {
         match self.phase {
             Phase::Live | Phase::Loading(_) => {
-                self.vectors
-                    .search(query, start_ms, limit, SIMILARITY_FLOOR)
+                let all = self.vectors.search(query, start_ms, usize::MAX, f32::MIN);
+                let cut = standout_floor(&all);
+                let mut hits: Vec<(String, f32)> = all
+                    .into_iter()
+                    .take_while(|&(_, similarity)| similarity >= cut)
+                    .collect();
+                hits.truncate(limit);
+                hits
             }
             Phase::Off => Vec::new(),
         }

@@ -53,12 +53,29 @@ use crate::index::{RRF_K, rrf};
 /// Components of a vector (multilingual-e5-small's hidden size).
 pub const DIM: usize = 384;
 
-/// The least cosine similarity between a question and a page for the page to be a semantic hit,
-/// so a nonsense or very short question does not pull random pages in (e5's cosines are high for
-/// everything: unrelated texts score about 0.7–0.8).
-///
-/// Calibrated on the evaluation set, see eval. (Placeholder until then: 0.80.)
+/// The least cosine similarity between a question and a page for the page to be a semantic hit.
+/// e5's cosines are compressed: unrelated titles score 0.75–0.83 with almost any question (a
+/// gibberish question reached 0.83 with "Netflix"), and a real match can score as little as 0.81
+/// ("how to fix a flat bicycle tire" with "Réparer une crevaison en cinq minutes"), so no absolute
+/// floor separates them: this one only drops what is plainly unrelated, and a hit must also stand
+/// out from the period's pages ([`STANDOUT_Z`]).
 pub const SIMILARITY_FLOOR: f32 = 0.80;
+
+/// A hit must be this many standard deviations above the mean similarity of the period's pages to
+/// the question. Measured on an 18-page history: the page a topic question was about stood at
+/// 2.6 σ ("how to fix a flat bicycle tire"), the best unrelated page for gibberish at 1.6 σ, for a
+/// three-letter acronym at 2.1 σ, for "asdf" at 1.6 σ.
+pub const STANDOUT_Z: f32 = 2.3;
+
+/// Below this many pages in the period, the mean and deviation say too little: only
+/// [`SIMILARITY_FLOOR`] and [`SIMILARITY_MARGIN`] apply.
+pub const STANDOUT_MIN_PAGES: usize = 10;
+
+/// A semantic hit must also be within this much of the best hit's similarity. e5's cosines are
+/// compressed (unrelated titles score 0.75–0.82 with almost anything), so a question whose page
+/// stands out (0.88) must not drag in the crowd just above the floor; a vague question, whose
+/// pages are all about as close, keeps them all.
+pub const SIMILARITY_MARGIN: f32 = 0.04;
 
 /// A question needs at least this many letters or digits to go to the model: one or two
 /// characters mean nothing to it (every page then scores alike, above any floor that lets real
