@@ -279,7 +279,6 @@ describe('topic search survives its host and a burst of visits', () => {
       assert.equal(ready.understood, pages);
       assert.equal(ready.total, pages);
       assert.equal(await storedVectors(page), pages, 'one record per page: none lost, none twice');
-      assert.ok((await understood(page, 'how to fix a flat bicycle tire')).includes(TYRE.url));
     } finally {
       await ext.close();
     }

@@ -1136,14 +1136,25 @@ fn a_hit_must_stand_out_from_the_period() {
         all.sort_by(|a, b| b.1.total_cmp(&a.1));
         all
     };
-    let flat = [0.83, 0.82, 0.81, 0.80, 0.80, 0.79, 0.79, 0.78, 0.78, 0.77, 0.77, 0.76];
+    let flat = [
+        0.83, 0.82, 0.81, 0.80, 0.80, 0.79, 0.79, 0.78, 0.78, 0.77, 0.77, 0.76,
+    ];
     let mut standing = flat;
     standing[0] = 0.87;
-    let rows: [(&str, Vec<(String, f32)>, usize); 4] = [
+    type Row = (&'static str, Vec<(String, f32)>, usize);
+    let rows: [Row; 4] = [
         ("nothing to compare with", sims(&[]), 0),
-        ("a flat crowd (gibberish): nothing stands out", sims(&flat), 0),
+        (
+            "a flat crowd (gibberish): nothing stands out",
+            sims(&flat),
+            0,
+        ),
         ("one page stands out: it alone", sims(&standing), 1),
-        ("few pages: floor and margin only", sims(&[0.86, 0.84, 0.81, 0.79]), 2),
+        (
+            "few pages: floor and margin only",
+            sims(&[0.86, 0.84, 0.81, 0.79]),
+            2,
+        ),
     ];
     for (what, all, want) in rows {
         let cut = super::standout_floor(&all);
