@@ -6,11 +6,19 @@
 //! `history-chat-core/examples/common/synth.rs`, included by path), so native and WebAssembly
 //! numbers are for the same data.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
-use history_chat_core::history::HistoryItem;
+use history_chat_core::history::{HistoryItem, Page, clean_and_merge};
 use history_chat_core::index::Index;
 use history_chat_core::index::host::{Action, Event, HistoryRead, Host};
+use history_chat_core::messages::SEMANTIC_POOL;
+use history_chat_core::search::RESULT_LIMIT;
+use history_chat_core::semantic::host::{
+    Event as SemanticEvent, STORE_CHUNK_RECORDS, StoredRecord,
+};
+use history_chat_core::semantic::{
+    DIM, Entry, Quantised, Record, SemanticHost, fuse_semantic, page_hash,
+};
 use wasm_bindgen::prelude::*;
 
 #[path = "../../history-chat-core/examples/common/synth.rs"]
@@ -194,5 +202,211 @@ impl Bench {
         self.index
             .search_keyword(keyword, NOW_MS - 90 * DAY_MS, NOW_MS, 100)
             .len()
+    }
+}
+
+/// Topic search's store and scan at scale, for `tests/bench/semantic.mjs`: the pages of a
+/// synthetic history (the generator above, real-looking URLs) each with a random L2-normalised
+/// vector, stored as the worker stores them ([`Record`]s) and loaded into the worker's own
+/// [`SemanticHost`]; questions; and, per question, a 50-page lexical answer to fuse with.
+///
+/// The vectors are drawn like e5's: every vector shares one direction (unrelated texts have a
+/// cosine of about 0.6), and each leans towards one of [`TOPICS`] topics (a question and a page of
+/// the same topic: about 0.85, standing out of the crowd), so a search really has hits to rank
+/// and the fusion real pages to merge, as in use.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct SemanticBench {
+    host: SemanticHost,
+    /// The stored records, as IndexedDB gives them back to the worker.
+    records: Vec<StoredRecord>,
+    /// The pages by URL, as the lexical index resolves the semantic hits into pages.
+    pages: HashMap<String, Page>,
+    /// The questions' vectors.
+    queries: Vec<Vec<f32>>,
+    /// Per question: the lexical answer fused with the semantic one (up to 10 of its pages are
+    /// among the question's semantic hits).
+    lexical: Vec<Vec<Page>>,
+}
+
+/// Topics the synthetic vectors lean towards.
+const TOPICS: usize = 400;
+/// The lexical answer fused with the semantic one.
+const LEXICAL_PAGES: usize = 50;
+
+/// A random vector of [`DIM`] components, each uniform in -1..1.
+fn random_vector(rng: &mut Rng) -> Vec<f32> {
+    (0..DIM)
+        .map(|_| ((rng.next() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0)
+        .collect()
+}
+
+/// `a·x + b·y + c·z`, L2-normalised.
+fn mix(parts: [(f32, &[f32]); 3]) -> Vec<f32> {
+    let mut v = vec![0.0f32; DIM];
+    for (weight, part) in parts {
+        let norm = part
+            .iter()
+            .map(|x| x * x)
+            .sum::<f32>()
+            .sqrt()
+            .max(f32::MIN_POSITIVE);
+        for (v, x) in v.iter_mut().zip(part) {
+            *v += weight * x / norm;
+        }
+    }
+    let norm = v
+        .iter()
+        .map(|x| x * x)
+        .sum::<f32>()
+        .sqrt()
+        .max(f32::MIN_POSITIVE);
+    v.iter_mut().for_each(|x| *x /= norm);
+    v
+}
+
+/// A host started with topic search on, the records fed in chunks as the worker reads them.
+fn loaded_host(records: &[StoredRecord]) -> SemanticHost {
+    let mut host = SemanticHost::new();
+    host.handle(SemanticEvent::Start { enabled: true });
+    let mut chunks = records.chunks(STORE_CHUNK_RECORDS).peekable();
+    if chunks.peek().is_none() {
+        host.handle(SemanticEvent::StoreLoaded {
+            records: Vec::new(),
+            done: true,
+        });
+    }
+    while let Some(chunk) = chunks.next() {
+        host.handle(SemanticEvent::StoreLoaded {
+            records: chunk.to_vec(),
+            done: chunks.peek().is_none(),
+        });
+    }
+    host
+}
+
+#[wasm_bindgen]
+impl SemanticBench {
+    /// `pages` pages (cleaned and merged from a synthetic history) with their vectors, loaded
+    /// into a host, and `queries` questions with their lexical answers.
+    #[wasm_bindgen(constructor)]
+    pub fn new(pages: usize, queries: usize) -> SemanticBench {
+        let mut entries = pages + pages / 4;
+        let mut list = clean_and_merge(history(entries, 0x5EED ^ pages as u64));
+        while list.len() < pages {
+            entries *= 2;
+            list = clean_and_merge(history(entries, 0x5EED ^ pages as u64));
+        }
+        list.truncate(pages);
+        let mut rng = Rng(7);
+        let shared = random_vector(&mut rng);
+        let topics: Vec<Vec<f32>> = (0..TOPICS).map(|_| random_vector(&mut rng)).collect();
+        let records: Vec<StoredRecord> = list
+            .iter()
+            .filter_map(|page| {
+                let topic = &topics[rng.below(TOPICS)];
+                let noise = random_vector(&mut rng);
+                let vector =
+                    Quantised::from_f32(&mix([(1.0, &shared), (0.6, topic), (0.5, &noise)]))?;
+                let entry = Entry {
+                    vector,
+                    page_hash: page_hash(page),
+                    last_visit_ms: page.last_visit_ms,
+                };
+                Some(StoredRecord {
+                    url: page.url.clone(),
+                    bytes: Record::new(&page.url, &entry).encode(),
+                })
+            })
+            .collect();
+        let host = loaded_host(&records);
+        let queries: Vec<Vec<f32>> = (0..queries)
+            .map(|_| {
+                let topic = &topics[rng.below(TOPICS)];
+                let noise = random_vector(&mut rng);
+                mix([(1.0, &shared), (0.6, topic), (0.5, &noise)])
+            })
+            .collect();
+        let pages: HashMap<String, Page> = list.into_iter().map(|p| (p.url.clone(), p)).collect();
+        let all: Vec<&Page> = pages.values().collect();
+        let lexical = queries
+            .iter()
+            .map(|query| {
+                let mut answer: Vec<Page> = host
+                    .search(query, 0, SEMANTIC_POOL)
+                    .iter()
+                    .step_by(3)
+                    .take(10)
+                    .filter_map(|(url, _)| pages.get(url).cloned())
+                    .collect();
+                while answer.len() < LEXICAL_PAGES && !all.is_empty() {
+                    answer.push(all[rng.below(all.len())].clone());
+                }
+                answer
+            })
+            .collect();
+        SemanticBench {
+            host,
+            records,
+            pages,
+            queries,
+            lexical,
+        }
+    }
+
+    /// Pages held.
+    pub fn pages(&self) -> usize {
+        self.host.vectors().len()
+    }
+
+    /// The store's own estimate of its heap (`Vectors::heap_bytes`).
+    pub fn heap_bytes(&self) -> usize {
+        self.host.vectors().heap_bytes()
+    }
+
+    /// The stored records' sizes, summed (what IndexedDB is given, one record per page).
+    pub fn record_bytes(&self) -> usize {
+        self.records.iter().map(|r| r.bytes.len()).sum()
+    }
+
+    /// Loads every stored record into a fresh host again, as the worker does at each start (in
+    /// chunks of `STORE_CHUNK_RECORDS`); returns the pages loaded.
+    pub fn load_store(&mut self) -> usize {
+        self.host = loaded_host(&self.records);
+        self.host.vectors().len()
+    }
+
+    /// Question `i`'s scan alone, as the worker's `understand` asks it (`SemanticHost::search`:
+    /// the pages of the period since `start_ms` that stand out, [`SEMANTIC_POOL`] at most);
+    /// returns the hits.
+    pub fn search(&self, i: usize, start_ms: f64) -> usize {
+        self.queries.get(i).map_or(0, |query| {
+            self.host
+                .search(query, start_ms as i64, SEMANTIC_POOL)
+                .len()
+        })
+    }
+
+    /// Question `i`'s whole semantic step: the scan, the hits turned into pages, and the fusion
+    /// with its 50-page lexical answer (`fuse_semantic`), cut to what the popup shows; returns
+    /// the pages shown.
+    pub fn scan_fuse(&self, i: usize, start_ms: f64) -> usize {
+        let (Some(query), Some(lexical)) = (self.queries.get(i), self.lexical.get(i)) else {
+            return 0;
+        };
+        let semantic: Vec<Page> = self
+            .host
+            .search(query, start_ms as i64, SEMANTIC_POOL)
+            .into_iter()
+            .filter_map(|(url, _)| self.pages.get(&url).cloned())
+            .collect();
+        let mut fused = fuse_semantic(lexical, &semantic);
+        fused.truncate(RESULT_LIMIT);
+        fused.len()
+    }
+
+    /// The synthetic history's "now" (ms since the Unix epoch), that periods count back from.
+    pub fn now_ms(&self) -> f64 {
+        NOW_MS as f64
     }
 }
