@@ -19,7 +19,7 @@ use history_chat_core::semantic::host::{
     Action, EMBEDDER_IDLE_MS, EmbedFailure, Event, PAGES_PER_EVENT, Removal, STORE_CHUNK_RECORDS,
     SemanticHost, StoredRecord,
 };
-use history_chat_core::semantic::is_understandable;
+use history_chat_core::semantic::{PASSAGE_MAX_CHARS, is_understandable};
 
 use wasm_bindgen_futures::spawn_local;
 
@@ -85,7 +85,9 @@ pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
             progress,
         };
     }
-    let asked = [query.to_owned()];
+    // A question is cut as a page's text is: a 5,000-character one would hold the model for
+    // seconds, and its first sentences say what it is about.
+    let asked = [query.chars().take(PASSAGE_MAX_CHARS).collect::<String>()];
     let pages =
         match embedder::embed(TextKind::Query, &asked, QUERY_PATIENCE_MS, EMBEDDER_IDLE_MS).await {
             Ok(mut vectors) => match vectors.pop() {

@@ -110,20 +110,26 @@ pub const PAGES_PER_EVENT: usize = 2_000;
 /// [`STANDOUT_MIN_PAGES`] pages to compare with — [`STANDOUT_Z`] standard deviations above the
 /// period's mean similarity to this question.
 pub fn standout_floor(all: &[(String, f32)]) -> f32 {
-    let Some(&(_, best)) = all.first() else {
+    let n = all.len().max(1) as f64;
+    let mean = all.iter().map(|&(_, s)| f64::from(s)).sum::<f64>() / n;
+    let variance = all
+        .iter()
+        .map(|&(_, s)| (f64::from(s) - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    let best = all.first().map(|&(_, similarity)| similarity);
+    standout_cut(best, all.len(), mean, variance.sqrt())
+}
+
+/// [`standout_floor`] from the period's statistics ([`super::vectors::Scan`]): `best` is the best
+/// similarity (none: no hit), `pages` how many pages the mean and deviation are over.
+pub fn standout_cut(best: Option<f32>, pages: usize, mean: f64, deviation: f64) -> f32 {
+    let Some(best) = best else {
         return SIMILARITY_FLOOR;
     };
     let mut cut = SIMILARITY_FLOOR.max(best - SIMILARITY_MARGIN);
-    if all.len() >= STANDOUT_MIN_PAGES {
-        let n = all.len() as f64;
-        let mean = all.iter().map(|&(_, s)| f64::from(s)).sum::<f64>() / n;
-        let variance = all
-            .iter()
-            .map(|&(_, s)| (f64::from(s) - mean).powi(2))
-            .sum::<f64>()
-            / n;
-        let standout = mean + f64::from(STANDOUT_Z) * variance.sqrt();
-        cut = cut.max(standout as f32);
+    if pages >= STANDOUT_MIN_PAGES {
+        cut = cut.max((mean + f64::from(STANDOUT_Z) * deviation) as f32);
     }
     cut
 }
@@ -443,13 +449,11 @@ impl SemanticHost {
     pub fn search(&self, query: &[f32], start_ms: i64, limit: usize) -> Vec<(String, f32)> {
         match self.phase {
             Phase::Live | Phase::Loading(_) => {
-                let all = self.vectors.search(query, start_ms, usize::MAX, f32::MIN);
-                let cut = standout_floor(&all);
-                let mut hits: Vec<(String, f32)> = all
-                    .into_iter()
-                    .take_while(|&(_, similarity)| similarity >= cut)
-                    .collect();
-                hits.truncate(limit);
+                let scan = self.vectors.scan(query, start_ms, limit, SIMILARITY_FLOOR);
+                let best = scan.hits.first().map(|&(_, similarity)| similarity);
+                let cut = standout_cut(best, scan.pages, scan.mean, scan.deviation);
+                let mut hits = scan.hits;
+                hits.retain(|&(_, similarity)| similarity >= cut);
                 hits
             }
             Phase::Off => Vec::new(),

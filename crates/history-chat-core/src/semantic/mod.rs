@@ -45,7 +45,7 @@ pub use passage::{
 pub use progress::{SemanticProgress, SemanticStatus, UnavailableReason};
 pub use quantised::Quantised;
 pub use record::{RECORD_VERSION, Record, RecordError};
-pub use vectors::{Entry, Vectors};
+pub use vectors::{Entry, Scan, Vectors};
 
 use crate::history::Page;
 use crate::index::{RRF_K, rrf};

@@ -31,6 +31,19 @@ pub struct Entry {
     pub last_visit_ms: i64,
 }
 
+/// What [`Vectors::scan`] found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scan {
+    /// The pages at or above the floor, most similar first, at most the limit.
+    pub hits: Vec<(String, f32)>,
+    /// Pages of the period scanned.
+    pub pages: usize,
+    /// Their mean similarity to the query.
+    pub mean: f64,
+    /// The standard deviation of it.
+    pub deviation: f64,
+}
+
 /// The vectors of the pages understood, by cleaned URL: one contiguous arena of 8-bit components
 /// ([`DIM`] per page) beside plain arrays of scales, last visits and page hashes, so a scan reads
 /// memory front to back; a removal moves the last page into the freed slot, so there are no holes.
@@ -231,13 +244,18 @@ impl Vectors {
         limit: usize,
         floor: f32,
     ) -> Vec<(String, f32)> {
+        self.scan(query, start_ms, limit, floor).hits
+    }
+
+    /// [`Vectors::search`], with the similarity's mean and deviation over every page of the
+    /// period (above the floor or not), computed in the same pass.
+    pub fn scan(&self, query: &[f32], start_ms: i64, limit: usize, floor: f32) -> Scan {
+        let mut scan = Scan::default();
         let Some(query) = Quantised::from_f32(query) else {
-            return Vec::new();
+            return scan;
         };
         let (query_scale, query): (f32, Vec<u8>) = (query.scale(), to_bytes(query.q()).collect());
-        if limit == 0 {
-            return Vec::new();
-        }
+        let (mut sum, mut squares) = (0.0_f64, 0.0_f64);
         let mut hits: Vec<(f32, u32)> = Vec::new();
         for (slot, ((page, &scale), &visit)) in self
             .arena
@@ -250,9 +268,17 @@ impl Vectors {
                 continue;
             }
             let similarity = dot_bytes(page, &query) as f32 * scale * query_scale;
-            if similarity >= floor {
+            scan.pages += 1;
+            sum += f64::from(similarity);
+            squares += f64::from(similarity) * f64::from(similarity);
+            if similarity >= floor && limit > 0 {
                 hits.push((similarity, slot as u32));
             }
+        }
+        if scan.pages > 0 {
+            let n = scan.pages as f64;
+            scan.mean = sum / n;
+            scan.deviation = (squares / n - scan.mean * scan.mean).max(0.0).sqrt();
         }
         let order = |a: &(f32, u32), b: &(f32, u32)| -> Ordering {
             b.0.total_cmp(&a.0)
@@ -264,9 +290,11 @@ impl Vectors {
             hits.truncate(limit);
         }
         hits.sort_unstable_by(order);
-        hits.into_iter()
+        scan.hits = hits
+            .into_iter()
             .map(|(similarity, slot)| (self.urls[slot as usize].clone(), similarity))
-            .collect()
+            .collect();
+        scan
     }
 
     /// Every page held, with its latest visit, in no particular order.
@@ -316,6 +344,42 @@ mod tests {
             .zip(&ortho)
             .map(|(b, o)| similarity * b + side * o)
             .collect()
+    }
+
+    #[test]
+    fn a_scan_gives_the_statistics_of_the_whole_period_whatever_the_floor_and_limit() {
+        let query = unit_vector(10);
+        let mut vectors = Vectors::new();
+        for (i, similarity) in [0.95_f32, 0.9, 0.8, 0.7, 0.6, 0.5].into_iter().enumerate() {
+            let other = unit_vector(20 + i as u64);
+            vectors.insert(
+                format!("https://p{i}.example/"),
+                entry(&near(&query, &other, similarity), 100 + i as i64),
+            );
+        }
+        vectors.insert(
+            "https://old.example/".to_owned(),
+            entry(&near(&query, &unit_vector(40), 0.99), 1),
+        );
+        let everything = vectors.search(&query, 100, usize::MAX, f32::MIN);
+        assert_eq!(everything.len(), 6, "the old page is outside the period");
+        let n = everything.len() as f64;
+        let mean = everything.iter().map(|&(_, s)| f64::from(s)).sum::<f64>() / n;
+        let deviation = (everything
+            .iter()
+            .map(|&(_, s)| (f64::from(s) - mean).powi(2))
+            .sum::<f64>()
+            / n)
+            .sqrt();
+        let scan = vectors.scan(&query, 100, 2, 0.85);
+        assert_eq!(scan.pages, 6);
+        assert!((scan.mean - mean).abs() < 1e-6, "{} vs {mean}", scan.mean);
+        assert!(
+            (scan.deviation - deviation).abs() < 1e-6,
+            "{} vs {deviation}",
+            scan.deviation
+        );
+        assert_eq!(scan.hits, everything[..2].to_vec());
     }
 
     #[test]
