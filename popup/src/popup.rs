@@ -22,7 +22,7 @@ use history_chat_core::messages::{
 };
 use history_chat_core::period::Period;
 use history_chat_core::search::{RESULT_LIMIT, local_search, no_results_message, outcome_message};
-use history_chat_core::semantic::{SemanticProgress, fuse_semantic};
+use history_chat_core::semantic::{SemanticProgress, Words, fuse_semantic};
 use history_chat_core::settings::Settings;
 use leptos::ev::SubmitEvent;
 use leptos::html::Input;
@@ -496,22 +496,33 @@ async fn follow_understanding(understanding: RwSignal<Option<SemanticProgress>>)
     }
 }
 
-/// Topic search's pages for `query` (perhaps none: nothing close enough, or it cannot answer).
-async fn understand(query: &str, start_ms: i64) -> Vec<Page> {
+/// Topic search's answer to a question.
+struct Topics {
+    /// Its pages (perhaps none: nothing close enough, or it cannot answer).
+    pages: Vec<Page>,
+    /// Whether the words alone found a page: where the topic pages go.
+    words: Words,
+}
+
+/// Topic search's answer to `query`.
+async fn understand(query: &str, start_ms: i64) -> Topics {
     let request = Request::Understand {
         query: query.to_owned(),
         start_ms,
         limit: SEMANTIC_POOL,
     };
     match ask_worker(&request).await {
-        Ok(Response::Understood { pages, .. }) => pages,
-        _ => Vec::new(),
+        Ok(Response::Understood { pages, words, .. }) => Topics { pages, words },
+        _ => Topics {
+            pages: Vec::new(),
+            words: Words::Found,
+        },
     }
 }
 
 /// The words' answer with topic search's pages fused in, cut to what is shown.
-fn with_topics(lexical: &[Page], topics: &[Page]) -> Vec<Page> {
-    let mut pages = fuse_semantic(lexical, topics);
+fn with_topics(lexical: &[Page], topics: &Topics) -> Vec<Page> {
+    let mut pages = fuse_semantic(lexical, &topics.pages, topics.words);
     pages.truncate(RESULT_LIMIT);
     pages
 }
@@ -618,7 +629,7 @@ async fn live_search(
         return;
     }
     let topics = understand(&typed, start_ms).await;
-    if !topics.is_empty() && current() {
+    if !topics.pages.is_empty() && current() {
         show(LiveAnswer {
             pages: with_topics(&shown, &topics),
             indexing,

@@ -15,7 +15,8 @@ use history_chat_bindings::{history, idb, now_ms, storage};
 use history_chat_core::clean::clean_url;
 use history_chat_core::history::{HistoryItem, Page, RemovedVisits};
 use history_chat_core::index::host::{Action, Event, Host, Reply};
-use history_chat_core::messages::{Request, Response};
+use history_chat_core::messages::{Request, Response, SEMANTIC_POOL};
+use history_chat_core::semantic::Words;
 use history_chat_core::semantic::host::Removal;
 use wasm_bindgen_futures::spawn_local;
 
@@ -73,6 +74,17 @@ pub fn pages_of(urls: impl IntoIterator<Item = String>) -> Vec<Page> {
             .collect(),
         None => Vec::new(),
     })
+}
+
+/// Whether a page visited since `start_ms` matches every word of `query` among the lexical
+/// index's best [`SEMANTIC_POOL`]: then topic search only adds pages that stand out further
+/// ([`Words`]). `Missed` while the index is not loaded.
+pub fn words(query: &str, start_ms: i64) -> Words {
+    let found = HOST.with_borrow(|host| {
+        host.index()
+            .is_some_and(|index| index.finds_every_word(query, start_ms, now_ms(), SEMANTIC_POOL))
+    });
+    if found { Words::Found } else { Words::Missed }
 }
 
 /// Every page of the lexical index, newest first.

@@ -79,29 +79,33 @@ pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
     start();
     let progress = HOST.with_borrow(SemanticHost::progress);
     let searchable = HOST.with_borrow(|host| !host.vectors().is_empty());
+    let words = index_host::words(query, start_ms);
     if !is_understandable(query) || !searchable {
         return Response::Understood {
             pages: Vec::new(),
+            words,
             progress,
         };
     }
     // A question is cut as a page's text is: a 5,000-character one would hold the model for
     // seconds, and its first sentences say what it is about.
     let asked = [query.chars().take(PASSAGE_MAX_CHARS).collect::<String>()];
-    let pages =
-        match embedder::embed(TextKind::Query, &asked, QUERY_PATIENCE_MS, EMBEDDER_IDLE_MS).await {
-            Ok(mut vectors) => match vectors.pop() {
-                Some(vector) => {
-                    let hits = HOST.with_borrow(|host| host.search(&vector, start_ms, limit));
-                    index_host::pages_of(hits.into_iter().map(|(url, _)| url))
-                }
-                None => Vec::new(),
-            },
-            // The lexical answer stands alone; the build's own batches report lasting failures.
-            Err(_) => Vec::new(),
-        };
+    let pages = match embedder::embed(TextKind::Query, &asked, QUERY_PATIENCE_MS, EMBEDDER_IDLE_MS)
+        .await
+    {
+        Ok(mut vectors) => match vectors.pop() {
+            Some(vector) => {
+                let hits = HOST.with_borrow(|host| host.search(&vector, start_ms, limit, words));
+                index_host::pages_of(hits.into_iter().map(|(url, _)| url))
+            }
+            None => Vec::new(),
+        },
+        // The lexical answer stands alone; the build's own batches report lasting failures.
+        Err(_) => Vec::new(),
+    };
     Response::Understood {
         pages,
+        words,
         progress: HOST.with_borrow(SemanticHost::progress),
     }
 }

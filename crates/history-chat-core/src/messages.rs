@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::display::relative_time;
 use crate::history::Page;
-use crate::semantic::{SemanticProgress, SemanticStatus, UnavailableReason};
+use crate::semantic::{SemanticProgress, SemanticStatus, UnavailableReason, Words};
 
 /// While typing, topic search is asked this long after the words' answer is shown (and only if
 /// nothing was typed meanwhile): a question's embedding costs the model tens of milliseconds, which
@@ -98,6 +98,10 @@ pub enum Response {
     Understood {
         /// The pages.
         pages: Vec<Page>,
+        /// Whether the words alone found a page of the period: how the asker fuses the pages in
+        /// ([`crate::semantic::fuse_semantic`]).
+        #[serde(default)]
+        words: Words,
         /// Topic search's state.
         progress: SemanticProgress,
     },

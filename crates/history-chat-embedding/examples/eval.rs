@@ -27,7 +27,7 @@ use history_chat_core::index::{Index, RRF_K, fuse_with_browser, literal, rrf};
 use history_chat_core::messages::SEMANTIC_POOL;
 use history_chat_core::semantic::{
     self, Entry, Quantised, SIMILARITY_FLOOR, SIMILARITY_MARGIN, STANDOUT_MIN_PAGES, STANDOUT_Z,
-    Vectors, fuse_semantic,
+    STANDOUT_Z_BESIDE_WORDS, Vectors, Words, fuse_semantic,
 };
 use history_chat_embedding::{DIM, Embedder, Kind};
 
@@ -85,6 +85,9 @@ struct Data {
     queries: Vec<EvalQuery>,
     /// The lexical answer (index fused with the browser's literal results), best first.
     lexical: Answers,
+    /// What the words alone did for each query: an index hit matched every word, or the
+    /// browser's literal search (every word in the title or URL) found a page.
+    words: Vec<Words>,
     /// Query indexes of the topic kinds, of the lexical kinds.
     topic: Vec<usize>,
     lexical_kinds: Vec<usize>,
@@ -104,30 +107,42 @@ enum Cut {
     /// An absolute floor alone.
     Floor(f32),
     /// The shipped rule's shape with other parameters: at least `floor`, within `margin` of the
-    /// best, and `z` standard deviations above the mean (with enough pages).
+    /// best, and `z` standard deviations above the mean (`beside` when the words found a page);
+    /// nothing with too few pages.
     Standout {
         floor: f32,
         margin: Option<f32>,
         z: Option<f32>,
+        beside: Option<f32>,
     },
 }
 
 impl Cut {
-    fn least(self, all: &[(String, f32)]) -> f32 {
+    fn least(self, all: &[(String, f32)], words: Words) -> f32 {
         match self {
-            Cut::Shipped => semantic::host::standout_floor(all),
+            Cut::Shipped => semantic::host::standout_floor(all, words),
             Cut::Floor(floor) => floor,
-            Cut::Standout { floor, margin, z } => {
+            Cut::Standout {
+                floor,
+                margin,
+                z,
+                beside,
+            } => {
                 let Some(&(_, best)) = all.first() else {
                     return floor;
+                };
+                if all.len() < STANDOUT_MIN_PAGES {
+                    return f32::INFINITY;
+                }
+                let z = match words {
+                    Words::Missed => z,
+                    Words::Found => beside,
                 };
                 let mut cut = floor;
                 if let Some(margin) = margin {
                     cut = cut.max(best - margin);
                 }
-                if let Some(z) = z
-                    && all.len() >= STANDOUT_MIN_PAGES
-                {
+                if let Some(z) = z {
                     let n = all.len() as f64;
                     let mean = all.iter().map(|&(_, s)| f64::from(s)).sum::<f64>() / n;
                     let variance = all
@@ -148,6 +163,7 @@ const SHIPPED_SPELLED: Cut = Cut::Standout {
     floor: SIMILARITY_FLOOR,
     margin: Some(SIMILARITY_MARGIN),
     z: Some(STANDOUT_Z),
+    beside: Some(STANDOUT_Z_BESIDE_WORDS),
 };
 
 fn run() -> Result<(), String> {
@@ -207,6 +223,7 @@ fn run() -> Result<(), String> {
             floor: SIMILARITY_FLOOR,
             margin: Some(SIMILARITY_MARGIN),
             z: Some(z),
+            beside: Some(STANDOUT_Z_BESIDE_WORDS),
         };
         let semantic = answers(&data, &int8, cut, true);
         (nonsense_through(&data, &semantic) == 0).then_some((z, semantic))
@@ -369,6 +386,7 @@ fn run() -> Result<(), String> {
                 floor: SIMILARITY_FLOOR,
                 margin,
                 z,
+                beside: Some(STANDOUT_Z_BESIDE_WORDS),
             };
             let gated = answers(&data, &int8, cut, true);
             let ungated = answers(&data, &int8, cut, false);
@@ -407,7 +425,56 @@ fn run() -> Result<(), String> {
             worst_lexical(&data, &r, &lexical_r),
         );
     }
+    println!();
+    beside_words(&data, &int8, &lexical_r);
     Ok(())
+}
+
+/// How far a topic page must stand out beside a page the words found: what the questions the
+/// words found lose or gain, and how many get a topic page at all.
+fn beside_words(data: &Data, int8: &Similarities, lexical_r: &[f64]) {
+    let found: Vec<usize> = (0..data.queries.len())
+        .filter(|&i| data.words[i] == Words::Found)
+        .collect();
+    let topic_found = data.topic.iter().filter(|i| found.contains(i)).count();
+    let lexical_found = data
+        .lexical_kinds
+        .iter()
+        .filter(|i| found.contains(i))
+        .count();
+    println!(
+        "## Beside a page the words found (int8, pruned asset, shipped cut otherwise)\n\n\
+         The words find a page for {lexical_found} of the {} lexical questions and {topic_found} of \
+         the {} topic ones.\n\n\
+         | σ above the mean, beside the words' page | lexical kinds fused | worst lexical kind vs lexical alone | those questions with ≥ 1 topic page |\n\
+         |--:|--:|--:|--:|",
+        data.lexical_kinds.len(),
+        data.topic.len(),
+    );
+    for beside in [Some(STANDOUT_Z), Some(3.0), Some(3.5), None] {
+        let cut = Cut::Standout {
+            floor: SIMILARITY_FLOOR,
+            margin: Some(SIMILARITY_MARGIN),
+            z: Some(STANDOUT_Z),
+            beside: beside.or(Some(f32::INFINITY)),
+        };
+        let semantic = answers(data, int8, cut, true);
+        let r = recalls(data, &fuse(data, &semantic, Fusion::Shipped));
+        let with_topic = found.iter().filter(|&&i| !semantic[i].is_empty()).count();
+        let shipped = if beside == Some(STANDOUT_Z_BESIDE_WORDS) {
+            " (shipped)"
+        } else {
+            ""
+        };
+        println!(
+            "| {}{shipped} | {:.2} | {} | {with_topic} of {} |",
+            beside.map_or("no topic page".to_owned(), |z| format!("{z:.1}")),
+            mean(&r, &data.lexical_kinds),
+            worst_lexical(data, &r, lexical_r),
+            found.len(),
+        );
+    }
+    println!();
 }
 
 /// The per-kind table of one cut.
@@ -421,7 +488,7 @@ fn print_kinds(
 ) {
     println!(
         "## Lexical, semantic, fused (int8 vectors, pruned asset, {title})\n\n\
-         | kind | queries | lexical (shipped before) | semantic alone | fused (lexical + semantic, RRF) |\n\
+         | kind | queries | lexical (shipped before) | semantic alone | fused (fuse_semantic) |\n\
          |---|--:|--:|--:|--:|"
     );
     for group in groups(data) {
@@ -528,18 +595,20 @@ fn load() -> Result<Data, String> {
             }
         }
     }
-    let lexical = queries
+    let (lexical, words) = queries
         .iter()
         .map(|q| {
             let browser = literal::browser_search(&items, &q.query, 0);
-            let hits: Vec<Page> = index
-                .search(&q.query, 0, history.now_ms, SMART_POOL)
-                .into_iter()
-                .map(|hit| hit.page)
-                .collect();
-            fuse_with_browser(&hits, &browser)
+            let hits = index.search(&q.query, 0, history.now_ms, SMART_POOL);
+            let words = if !browser.is_empty() || hits.iter().any(|hit| hit.complete) {
+                Words::Found
+            } else {
+                Words::Missed
+            };
+            let hits: Vec<Page> = hits.into_iter().map(|hit| hit.page).collect();
+            (fuse_with_browser(&hits, &browser), words)
         })
-        .collect();
+        .unzip();
     let topic = (0..queries.len())
         .filter(|&i| is_topic(&queries[i].kind))
         .collect();
@@ -552,6 +621,7 @@ fn load() -> Result<Data, String> {
         by_url,
         queries,
         lexical,
+        words,
         topic,
         lexical_kinds,
     })
@@ -699,11 +769,12 @@ fn answers(data: &Data, similarities: &Similarities, cut: Cut, gate: bool) -> An
     similarities
         .iter()
         .zip(&data.queries)
-        .map(|(all, query)| {
+        .zip(&data.words)
+        .map(|((all, query), &words)| {
             if gate && !semantic::is_understandable(&query.query) {
                 return Vec::new();
             }
-            let least = cut.least(all);
+            let least = cut.least(all, words);
             all.iter()
                 .take_while(|(_, s)| *s >= least)
                 .take(SEMANTIC_POOL)
@@ -733,8 +804,11 @@ fn deviations(all: &[(String, f32)], similarity: f32) -> f64 {
 /// Ways of merging the two answers.
 #[derive(Debug, Clone, Copy)]
 enum Fusion {
-    /// [`fuse_semantic`]: RRF, ties to the lexical answer.
+    /// [`fuse_semantic`]: the semantic pages first when the words found nothing, RRF (ties to the
+    /// lexical answer) beside a page they found.
     Shipped,
+    /// RRF for every question, ties to the lexical answer (what shipped first).
+    RrfAlways,
     /// RRF, ties to the semantic answer.
     SemanticTies,
     /// RRF with the semantic answer counted twice.
@@ -742,11 +816,19 @@ enum Fusion {
 }
 
 impl Fusion {
-    const ALL: [Fusion; 3] = [Fusion::Shipped, Fusion::SemanticTies, Fusion::SemanticTwice];
+    const ALL: [Fusion; 4] = [
+        Fusion::Shipped,
+        Fusion::RrfAlways,
+        Fusion::SemanticTies,
+        Fusion::SemanticTwice,
+    ];
 
     fn name(self) -> &'static str {
         match self {
-            Fusion::Shipped => "RRF, ties to lexical (fuse_semantic, shipped)",
+            Fusion::Shipped => {
+                "semantic first when the words found nothing, else RRF (fuse_semantic, shipped)"
+            }
+            Fusion::RrfAlways => "RRF for every question, ties to lexical",
             Fusion::SemanticTies => "RRF, ties to semantic",
             Fusion::SemanticTwice => "RRF, semantic list weighted 2",
         }
@@ -758,9 +840,11 @@ fn fuse(data: &Data, semantic: &Answers, fusion: Fusion) -> Answers {
     data.lexical
         .iter()
         .zip(semantic)
-        .map(|(lexical, semantic)| match fusion {
-            Fusion::Shipped => fuse_semantic(lexical, semantic),
-            Fusion::SemanticTies => fuse_semantic(semantic, lexical),
+        .zip(&data.words)
+        .map(|((lexical, semantic), &words)| match fusion {
+            Fusion::Shipped => fuse_semantic(lexical, semantic, words),
+            Fusion::RrfAlways => fuse_semantic(lexical, semantic, Words::Found),
+            Fusion::SemanticTies => fuse_semantic(semantic, lexical, Words::Found),
             Fusion::SemanticTwice => {
                 let urls = |pages: &[Page]| pages.iter().map(|p| p.url.clone()).collect();
                 let lists: [Vec<String>; 3] = [urls(lexical), urls(semantic), urls(semantic)];

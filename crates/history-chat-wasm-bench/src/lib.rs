@@ -17,7 +17,7 @@ use history_chat_core::semantic::host::{
     Event as SemanticEvent, STORE_CHUNK_RECORDS, StoredRecord,
 };
 use history_chat_core::semantic::{
-    DIM, Entry, Quantised, Record, SemanticHost, fuse_semantic, page_hash,
+    DIM, Entry, Quantised, Record, SemanticHost, Words, fuse_semantic, page_hash,
 };
 use wasm_bindgen::prelude::*;
 
@@ -333,7 +333,7 @@ impl SemanticBench {
             .iter()
             .map(|query| {
                 let mut answer: Vec<Page> = host
-                    .search(query, 0, SEMANTIC_POOL)
+                    .search(query, 0, SEMANTIC_POOL, Words::Found)
                     .iter()
                     .step_by(3)
                     .take(10)
@@ -382,13 +382,14 @@ impl SemanticBench {
     pub fn search(&self, i: usize, start_ms: f64) -> usize {
         self.queries.get(i).map_or(0, |query| {
             self.host
-                .search(query, start_ms as i64, SEMANTIC_POOL)
+                .search(query, start_ms as i64, SEMANTIC_POOL, Words::Found)
                 .len()
         })
     }
 
     /// Question `i`'s whole semantic step: the scan, the hits turned into pages, and the fusion
-    /// with its 50-page lexical answer (`fuse_semantic`), cut to what the popup shows; returns
+    /// with its 50-page lexical answer (`fuse_semantic` by RRF, as beside a page the words
+    /// found: the costlier way), cut to what the popup shows; returns
     /// the pages shown.
     pub fn scan_fuse(&self, i: usize, start_ms: f64) -> usize {
         let (Some(query), Some(lexical)) = (self.queries.get(i), self.lexical.get(i)) else {
@@ -396,11 +397,11 @@ impl SemanticBench {
         };
         let semantic: Vec<Page> = self
             .host
-            .search(query, start_ms as i64, SEMANTIC_POOL)
+            .search(query, start_ms as i64, SEMANTIC_POOL, Words::Found)
             .into_iter()
             .filter_map(|(url, _)| self.pages.get(&url).cloned())
             .collect();
-        let mut fused = fuse_semantic(lexical, &semantic);
+        let mut fused = fuse_semantic(lexical, &semantic, Words::Found);
         fused.truncate(RESULT_LIMIT);
         fused.len()
     }

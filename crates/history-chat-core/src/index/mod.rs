@@ -58,6 +58,9 @@ pub struct Hit {
     pub page: Page,
     /// The relevance score; 0 for the "recent pages" answer to an empty query.
     pub score: f32,
+    /// Every word of the query matched the page (exactly, by stem, with a typo or as a prefix):
+    /// the words alone found it. False for the "recent pages" answer to an empty query.
+    pub complete: bool,
 }
 
 /// One raw history URL behind a page, with what the browser said about it.
@@ -368,10 +371,22 @@ impl Index {
             return self
                 .recent(start_ms, limit)
                 .into_iter()
-                .map(|page| Hit { page, score: 0.0 })
+                .map(|page| Hit {
+                    page,
+                    score: 0.0,
+                    complete: false,
+                })
                 .collect();
         }
         self.run(&words, start_ms, now_ms, limit)
+    }
+
+    /// Whether a page last visited at or after `start_ms` matches every word of `query`
+    /// ([`Hit::complete`]) among the `limit` best: the words alone found what was asked.
+    pub fn finds_every_word(&self, query: &str, start_ms: i64, now_ms: i64, limit: usize) -> bool {
+        self.search(query, start_ms, now_ms, limit)
+            .iter()
+            .any(|hit| hit.complete)
     }
 
     /// The pages matching one keyword (AI mode's per-keyword retrieval, [`crate::ai::budget`]), in
@@ -802,17 +817,18 @@ impl Index {
                 current[d] = 0.0;
             }
         }
-        let mut hits: Vec<(f32, &Doc)> = candidates
+        let mut hits: Vec<(f32, &Doc, bool)> = candidates
             .into_iter()
             .filter_map(|d| {
                 let doc = self.docs[d as usize].as_ref()?;
-                let text = total[d as usize]
-                    * score::coverage(usize::from(matched[d as usize]), words.len());
+                let matched = usize::from(matched[d as usize]);
+                let text = total[d as usize] * score::coverage(matched, words.len());
                 let prior = score::prior(doc.last_visit_ms, doc.visit_count, now_ms);
-                Some((text * (1.0 + score::PRIOR_WEIGHT * prior), doc))
+                let complete = matched == words.len();
+                Some((text * (1.0 + score::PRIOR_WEIGHT * prior), doc, complete))
             })
             .collect();
-        let order = |a: &(f32, &Doc), b: &(f32, &Doc)| {
+        let order = |a: &(f32, &Doc, bool), b: &(f32, &Doc, bool)| {
             b.0.total_cmp(&a.0)
                 .then(b.1.last_visit_ms.cmp(&a.1.last_visit_ms))
                 .then(a.1.url.cmp(&b.1.url))
@@ -823,9 +839,10 @@ impl Index {
         }
         hits.sort_unstable_by(order);
         hits.into_iter()
-            .map(|(score, doc)| Hit {
+            .map(|(score, doc, complete)| Hit {
                 page: doc.page(),
                 score,
+                complete,
             })
             .collect()
     }

@@ -700,3 +700,52 @@ fn extending_slice_by_slice_equals_one_build() {
         Ok(whole.search("cycles", 0, NOW, 50))
     );
 }
+
+#[test]
+fn a_hit_is_complete_when_every_word_of_the_query_matched() {
+    let index = Index::build([
+        item(
+            "https://www.kingarthurbaking.com/blog/sourdough-starter",
+            "Sourdough starter troubleshooting",
+            2,
+            1,
+        ),
+        item("https://bread.example/rye", "Rye bread at home", 3, 1),
+    ]);
+    let starter = "https://www.kingarthurbaking.com/blog/sourdough-starter";
+    let rows: &[(&str, &[(&str, bool)])] = &[
+        ("sourdough starter", &[(starter, true)]),
+        // A typo, a plural and the word being typed still match.
+        ("sourdugh starters", &[(starter, true)]),
+        ("sourdough sta", &[(starter, true)]),
+        // One word of two: found, not complete.
+        (
+            "sourdough bread",
+            &[(starter, false), ("https://bread.example/rye", false)],
+        ),
+        // The most recent pages for a query with no word: none complete.
+        (
+            "",
+            &[(starter, false), ("https://bread.example/rye", false)],
+        ),
+    ];
+    for &(query, want) in rows {
+        let mut got: Vec<(&str, bool)> = Vec::new();
+        let hits = index.search(query, 0, NOW, 10);
+        for hit in &hits {
+            got.push((hit.page.url.as_str(), hit.complete));
+        }
+        got.sort_unstable();
+        let mut want = want.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want, "{query:?}");
+        let every = want.iter().any(|&(_, complete)| complete);
+        assert_eq!(
+            index.finds_every_word(query, 0, NOW, 10),
+            every,
+            "{query:?}"
+        );
+    }
+    // The sourdough page, two days old, is not in the last day.
+    assert!(!index.finds_every_word("sourdough starter", NOW - DAY_MS, NOW, 10));
+}

@@ -60,7 +60,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use super::passage::{page_hash_of, passage_of};
 use super::{
     Entry, Quantised, Record, SIMILARITY_FLOOR, SIMILARITY_MARGIN, STANDOUT_MIN_PAGES, STANDOUT_Z,
-    SemanticProgress, SemanticStatus, UnavailableReason, Vectors,
+    STANDOUT_Z_BESIDE_WORDS, SemanticProgress, SemanticStatus, UnavailableReason, Vectors, Words,
 };
 use crate::history::Page;
 
@@ -106,10 +106,11 @@ pub const STORE_CHUNK_RECORDS: usize = 2_000;
 pub const PAGES_PER_EVENT: usize = 2_000;
 
 /// The least similarity a hit needs among `all` (every page of the period, most similar first):
-/// [`SIMILARITY_FLOOR`], within [`SIMILARITY_MARGIN`] of the best, and — with at least
-/// [`STANDOUT_MIN_PAGES`] pages to compare with — [`STANDOUT_Z`] standard deviations above the
-/// period's mean similarity to this question.
-pub fn standout_floor(all: &[(String, f32)]) -> f32 {
+/// [`SIMILARITY_FLOOR`], within [`SIMILARITY_MARGIN`] of the best, and [`STANDOUT_Z`] standard
+/// deviations above the period's mean similarity to this question ([`STANDOUT_Z_BESIDE_WORDS`]
+/// when the words found a page). With fewer than [`STANDOUT_MIN_PAGES`] pages to compare with,
+/// nothing is a hit (infinity).
+pub fn standout_floor(all: &[(String, f32)], words: Words) -> f32 {
     let n = all.len().max(1) as f64;
     let mean = all.iter().map(|&(_, s)| f64::from(s)).sum::<f64>() / n;
     let variance = all
@@ -118,20 +119,31 @@ pub fn standout_floor(all: &[(String, f32)]) -> f32 {
         .sum::<f64>()
         / n;
     let best = all.first().map(|&(_, similarity)| similarity);
-    standout_cut(best, all.len(), mean, variance.sqrt())
+    standout_cut(best, all.len(), mean, variance.sqrt(), words)
 }
 
 /// [`standout_floor`] from the period's statistics ([`super::vectors::Scan`]): `best` is the best
 /// similarity (none: no hit), `pages` how many pages the mean and deviation are over.
-pub fn standout_cut(best: Option<f32>, pages: usize, mean: f64, deviation: f64) -> f32 {
+pub fn standout_cut(
+    best: Option<f32>,
+    pages: usize,
+    mean: f64,
+    deviation: f64,
+    words: Words,
+) -> f32 {
     let Some(best) = best else {
         return SIMILARITY_FLOOR;
     };
-    let mut cut = SIMILARITY_FLOOR.max(best - SIMILARITY_MARGIN);
-    if pages >= STANDOUT_MIN_PAGES {
-        cut = cut.max((mean + f64::from(STANDOUT_Z) * deviation) as f32);
+    if pages < STANDOUT_MIN_PAGES {
+        return f32::INFINITY;
     }
-    cut
+    let z = match words {
+        Words::Missed => STANDOUT_Z,
+        Words::Found => STANDOUT_Z_BESIDE_WORDS,
+    };
+    SIMILARITY_FLOOR
+        .max(best - SIMILARITY_MARGIN)
+        .max((mean + f64::from(z) * deviation) as f32)
 }
 
 /// A stored record and its key, as IndexedDB holds it.
@@ -441,17 +453,23 @@ impl SemanticHost {
         actions
     }
 
-    /// The stored pages last visited at or after `start_ms` whose similarity to `query` (the
-    /// question's vector) is at least [`SIMILARITY_FLOOR`], most similar first, at most `limit`:
-    /// those loaded so far while loading, nothing when switched off. The worker turns the URLs
-    /// into pages through the lexical index, so a vector whose page it no longer holds is never
-    /// shown.
-    pub fn search(&self, query: &[f32], start_ms: i64, limit: usize) -> Vec<(String, f32)> {
+    /// The stored pages last visited at or after `start_ms` that stand out in similarity to
+    /// `query` (the question's vector; [`standout_cut`], as `words` says), most similar first, at
+    /// most `limit`: among those loaded so far while loading, nothing when switched off. The
+    /// worker turns the URLs into pages through the lexical index, so a vector whose page it no
+    /// longer holds is never shown.
+    pub fn search(
+        &self,
+        query: &[f32],
+        start_ms: i64,
+        limit: usize,
+        words: Words,
+    ) -> Vec<(String, f32)> {
         match self.phase {
             Phase::Live | Phase::Loading(_) => {
                 let scan = self.vectors.scan(query, start_ms, limit, SIMILARITY_FLOOR);
                 let best = scan.hits.first().map(|&(_, similarity)| similarity);
-                let cut = standout_cut(best, scan.pages, scan.mean, scan.deviation);
+                let cut = standout_cut(best, scan.pages, scan.mean, scan.deviation, words);
                 let mut hits = scan.hits;
                 hits.retain(|&(_, similarity)| similarity >= cut);
                 hits

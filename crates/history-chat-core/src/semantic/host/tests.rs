@@ -263,10 +263,13 @@ impl Sim {
         panic!("the build never ends");
     }
 
-    /// The pages a question embedded from `page`'s passage finds, in the last `since_ms`.
+    /// The pages a question embedded from `page`'s passage finds among the searchable vectors, in
+    /// the last `since_ms` (the stand-out cut aside: these histories are a few pages, and
+    /// `a_search_keeps_only_pages_that_stand_out` tests it).
     fn search_since(&self, page: &Page, start_ms: i64) -> Vec<String> {
         self.host
-            .search(&embed(&passage(page)), start_ms, 10)
+            .vectors()
+            .search(&embed(&passage(page)), start_ms, 10, SIMILARITY_FLOOR)
             .into_iter()
             .map(|(url, _)| url)
             .collect()
@@ -348,7 +351,11 @@ fn a_first_build_embeds_newest_first_and_a_page_is_searchable_once_stored() {
     );
     // A question finds its page first; the floor keeps unrelated pages out.
     assert_eq!(sim.search_since(&pages[7], 0), [pages[7].url.clone()]);
-    assert!(sim.host.search(&unit_vector(999), 0, 10).is_empty());
+    assert!(
+        sim.host
+            .search(&unit_vector(999), 0, 10, Words::Missed)
+            .is_empty()
+    );
     assert_eq!(sim.closes, 0, "the model stays open for questions");
     assert!(!sim.host.needs_embedder());
 }
@@ -825,7 +832,7 @@ fn switched_off_the_store_is_cleared_and_nothing_is_embedded() {
     assert_eq!((sim.status(), sim.counts()), (SemanticStatus::Off, (0, 0)));
     assert!(
         sim.host
-            .search(&embed(&passage(&pages[0])), 0, 10)
+            .search(&embed(&passage(&pages[0])), 0, 10, Words::Missed)
             .is_empty()
     );
     sim.feed(Event::SetEnabled(false));
@@ -1126,6 +1133,50 @@ fn the_model_vectors_are_of_the_model_dimension() {
 }
 
 #[test]
+fn a_search_keeps_only_pages_that_stand_out() {
+    let pages: Vec<Page> = (0..12)
+        .map(|i| {
+            page(
+                &format!("https://p{i}.example/"),
+                &format!("Page {i}"),
+                i * MINUTE,
+            )
+        })
+        .collect();
+    let mut sim = Sim::built(pages[..9].to_vec());
+    let asked = embed(&passage(&pages[0]));
+    let found = |sim: &Sim, words| -> Vec<String> {
+        let hits = sim.host.search(&asked, 0, 10, words);
+        hits.into_iter().map(|(url, _)| url).collect()
+    };
+    assert!(sim.finds(&pages[0]), "stored and searchable");
+    assert_eq!(
+        found(&sim, Words::Missed),
+        Vec::<String>::new(),
+        "9 pages: too few to tell"
+    );
+    sim.feed(Event::Pages(pages[9..].to_vec()));
+    sim.run();
+    let want = vec![pages[0].url.clone()];
+    assert_eq!(
+        found(&sim, Words::Missed),
+        want,
+        "the page asked for, alone"
+    );
+    assert_eq!(
+        found(&sim, Words::Found),
+        want,
+        "beside the words' page too"
+    );
+    let last_five_minutes = sim.host.search(&asked, NOW - 5 * MINUTE, 10, Words::Missed);
+    assert_eq!(
+        last_five_minutes,
+        Vec::new(),
+        "6 pages in the period: too few to tell"
+    );
+}
+
+#[test]
 fn a_hit_must_stand_out_from_the_period() {
     let sims = |values: &[f32]| -> Vec<(String, f32)> {
         let mut all: Vec<(String, f32)> = values
@@ -1139,25 +1190,54 @@ fn a_hit_must_stand_out_from_the_period() {
     let flat = [
         0.83, 0.82, 0.81, 0.80, 0.80, 0.79, 0.79, 0.78, 0.78, 0.77, 0.77, 0.76,
     ];
+    // One page 2.7 σ above the rest, one 3.1 σ above.
     let mut standing = flat;
     standing[0] = 0.87;
-    type Row = (&'static str, Vec<(String, f32)>, usize);
-    let rows: [Row; 4] = [
-        ("nothing to compare with", sims(&[]), 0),
+    let mut far = flat;
+    far[0] = 0.95;
+    type Row = (&'static str, Vec<(String, f32)>, Words, usize);
+    let rows: [Row; 8] = [
+        ("nothing to compare with", sims(&[]), Words::Missed, 0),
         (
             "a flat crowd (gibberish): nothing stands out",
             sims(&flat),
+            Words::Missed,
             0,
         ),
-        ("one page stands out: it alone", sims(&standing), 1),
         (
-            "few pages: floor and margin only",
+            "one page stands out: it alone",
+            sims(&standing),
+            Words::Missed,
+            1,
+        ),
+        (
+            "beside a page the words found, 2.7 σ is not enough",
+            sims(&standing),
+            Words::Found,
+            0,
+        ),
+        (
+            "beside a page the words found, 3.1 σ is",
+            sims(&far),
+            Words::Found,
+            1,
+        ),
+        (
+            "nine pages: too few to tell, however far one stands",
+            sims(&far[..9]),
+            Words::Missed,
+            0,
+        ),
+        ("ten pages are enough", sims(&far[..10]), Words::Missed, 1),
+        (
+            "few pages close together: nothing",
             sims(&[0.86, 0.84, 0.81, 0.79]),
-            2,
+            Words::Missed,
+            0,
         ),
     ];
-    for (what, all, want) in rows {
-        let cut = super::standout_floor(&all);
+    for (what, all, words, want) in rows {
+        let cut = super::standout_floor(&all, words);
         let kept = all.iter().filter(|&&(_, s)| s >= cut).count();
         assert_eq!(kept, want, "{what}: cut {cut}");
     }
