@@ -61,13 +61,15 @@ pub const DIM: usize = 384;
 /// gibberish question reached 0.83 with "Netflix"), and a real match can score as little as 0.81
 /// ("how to fix a flat bicycle tire" with "Réparer une crevaison en cinq minutes"), so no absolute
 /// floor separates them: this one only drops what is plainly unrelated, and a hit must also stand
-/// out from the period's pages ([`STANDOUT_Z`]).
-pub const SIMILARITY_FLOOR: f32 = 0.80;
+/// out from the period's pages ([`STANDOUT_Z`]). Measured on the evaluation set with the stand-out
+/// rule: 0.78 keeps every topic page that 0.70 would (0.46 of topic questions answered in the
+/// first five), 0.80 cost 0.06 of them, and no floor in that range changes what nonsense gets.
+pub const SIMILARITY_FLOOR: f32 = 0.78;
 
 /// A hit must be this many standard deviations above the mean similarity of the period's pages to
 /// the question. Calibrated on the evaluation set's 1,237 pages (`eval/README.md`): at 2.6 σ two of
 /// its ten nonsense questions get a hit (five at 2.3 σ) and topic questions find the most pages
-/// (0.40 of them in the first five, against 0.38 at 2.3 σ and 0.34 at 2.8 σ, where no nonsense gets
+/// (0.46 of them in the first five, against 0.44 at 2.3 σ and 0.40 at 2.8 σ, where no nonsense gets
 /// through). On an 18-page history, the page "how to fix a flat bicycle tire" was about stands at
 /// 2.7 σ, the best unrelated page for gibberish at 1.7 σ.
 pub const STANDOUT_Z: f32 = 2.6;
@@ -122,8 +124,8 @@ pub enum Words {
 /// - [`Words::Found`]: by [`rrf`] with [`RRF_K`], as [`crate::index::fuse_with_browser`] does with
 ///   the browser's: best fused score first, ties in the lexical list's favour.
 /// - [`Words::Missed`]: the semantic pages first, in their order, then the lexical ones. Measured
-///   on the evaluation set, topic questions find 0.40 of their pages in the first five this way,
-///   0.28 by RRF (which interleaves the pages sharing a stray word with the question), and no
+///   on the evaluation set, topic questions find 0.46 of their pages in the first five this way,
+///   0.30 by RRF (which interleaves the pages sharing a stray word with the question), and no
 ///   lexical kind loses anything.
 pub fn fuse_semantic(lexical: &[Page], semantic: &[Page], words: Words) -> Vec<Page> {
     if words == Words::Missed {
