@@ -9,7 +9,7 @@ import path from 'node:path';
 import { launchExtension, distDir } from './support/launch.mjs';
 import { DAY, HOUR, MINUTE } from './support/fixtures.mjs';
 import { SEL, alertText, ask, hrefs, openPopup } from './support/popup.mjs';
-import { askWorker } from './support/live.mjs';
+import { askWorker, stopServiceWorker } from './support/live.mjs';
 import { LIMIT_MS, waitUntil } from './support/settle.mjs';
 
 /** The model reads pages one by one on a shared 2-core machine: a failure limit only. */
@@ -250,6 +250,40 @@ describe('topic search without a usable model', () => {
       }
     });
   }
+});
+
+describe('topic search when the browser\'s storage is full', () => {
+  test('topic search says it is paused, word search works, nothing is lost', async () => {
+    const now = Date.now();
+    const ext = await launchExtension({ history: [...topicHistory(now), ...manyPages(200, now)] });
+    try {
+      const options = await ext.openOptions();
+      const pages = await lexicalPages(options);
+      // The origin's quota, as the browser enforces it for IndexedDB, set below what it holds.
+      const cdp = await ext.context.newCDPSession(options);
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin: `chrome-extension://${ext.extensionId}`, quotaSize: 1 });
+      const full = await waitForSemantic(options, 'storageFull');
+      assert.ok(full.understood < pages, `paused before the end (${full.understood} of ${pages})`);
+      await options.waitForFunction(() => /storage for this extension is full/.test(document.querySelector('.semantic-state')?.textContent ?? ''), null, { timeout: LIMIT_MS });
+      const popup = await openPopup(ext);
+      const turn = await ask(popup, 'crevaison');
+      assert.ok(hrefs(turn).includes(TYRE.url), `the words still find it: ${JSON.stringify(hrefs(turn))}`);
+      assert.equal(await alertText(popup), '');
+      await popup.waitForFunction(() => /storage is full/.test(document.querySelector('.understanding')?.textContent ?? ''), null, { timeout: LIMIT_MS });
+      // Space again, and the worker started anew (as when the browser is reopened): the build
+      // goes on from what was stored and ends with one record per page.
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin: `chrome-extension://${ext.extensionId}` });
+      const sw = await stopServiceWorker(ext, options);
+      const ready = await waitForSemantic(options, 'ready');
+      await sw.running();
+      sw.detach();
+      assert.equal(ready.understood, pages);
+      assert.equal(await storedVectors(options), pages, 'one record per page: none lost, none twice');
+      ext.assertNoNetwork();
+    } finally {
+      await ext.close();
+    }
+  });
 });
 
 /** `count` varied pages, newest first, over the last `days` days. */
