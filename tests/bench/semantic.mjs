@@ -496,7 +496,7 @@ function write(r) {
       `### Scan + fuse (history-chat-wasm-bench, in the page)\n\n` +
         `\`SemanticBench\`: the pages of the synthetic history (real-looking URLs and visits over 90 days), each with a random L2-normalised vector drawn like e5's ` +
         `(one shared direction: unrelated pages at about 0.6 cosine; 400 topics: a question's own topic at about 0.85), encoded as stored records and loaded into the worker's own \`SemanticHost\`. ` +
-        `${SCAN_QUERIES} questions × ${SCAN_ROUNDS} rounds. "scan" = \`SemanticHost::search\` as the worker's \`understand\` calls it (the query quantised, every page of the period scored and sorted, ` +
+        `${SCAN_QUERIES} questions × ${SCAN_ROUNDS} rounds. "scan" = \`SemanticHost::search\` as the worker's \`understand\` calls it (the query quantised, every page of the period scored, its mean and deviation summed in the same pass, the best kept above the floor, ` +
         `the hits that stand out kept, 30 at most); "scan + fuse" = that, the hits turned into pages, and \`fuse_semantic\` with a 50-page lexical answer (up to 10 pages in common), cut to 25. ` +
         `"store loaded": every record into a fresh host in chunks of 2,000, as the worker does at each start (2 runs).`,
       table(
