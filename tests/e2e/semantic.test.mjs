@@ -93,6 +93,21 @@ async function storedVectors(page) {
   }));
 }
 
+/** Whether IndexedDB holds a vector record for the page at `url` (its key: the cleaned URL). */
+async function hasStoredVector(page, url) {
+  return page.evaluate((key) => new Promise((resolve, reject) => {
+    const open = indexedDB.open('history-chat');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains('vectors')) { db.close(); resolve(false); return; }
+      const get = db.transaction('vectors').objectStore('vectors').getKey(key);
+      get.onsuccess = () => { db.close(); resolve(get.result === key); };
+      get.onerror = () => reject(get.error);
+    };
+  }), url);
+}
+
 /** The number of pages the lexical index holds, once it is ready. */
 async function lexicalPages(page) {
   let answer;
@@ -319,9 +334,10 @@ describe('topic search survives its host and a burst of visits', () => {
     }
   });
 
-  test('1,000 visits arriving during a build are all understood, nothing lost', async () => {
+  test('1,000 visits arriving during a build are all understood, nothing lost, a 10,000-character title included', async () => {
     const now = Date.now();
-    const ext = await launchExtension({ history: [...topicHistory(now), ...manyPages(100, now)] });
+    const long = { url: 'https://long.example.org/histoire', title: 'Une très longue histoire de vélo. '.repeat(300).slice(0, 10_000), visits: [now - HOUR] };
+    const ext = await launchExtension({ history: [...topicHistory(now), ...manyPages(100, now), long] });
     try {
       const page = await ext.openOptions();
       await lexicalPages(page);
@@ -339,6 +355,8 @@ describe('topic search survives its host and a burst of visits', () => {
         return state.status.type === 'ready' && state.understood === pages;
       }, 'every page understood, the burst included', { timeout: BUILD_LIMIT_MS, describe: () => `lexical pages: ${pages}` });
       assert.equal(await storedVectors(page), pages);
+      assert.ok(await hasStoredVector(page, long.url), 'the page with a 10,000-character title is understood');
+      ext.assertNoErrors();
     } finally {
       await ext.close();
     }
