@@ -6,7 +6,7 @@ use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{gemini, permissions, storage};
 use history_chat_core::ai::Depth;
-use history_chat_core::ai::provider::{Availability, Provider};
+use history_chat_core::ai::provider::{Availability, Engine, Provider};
 use history_chat_core::gemini::DEFAULT_MODEL;
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
 use history_chat_core::messages::{Request, Response};
@@ -181,7 +181,7 @@ pub fn Options() -> impl IntoView {
         spawn_local(async move {
             match gemini::test_key(&key, &model).await {
                 Ok(()) => feedback.ok(format!("The key works with {model}.")),
-                Err(failure) => feedback.fail(failure.user_message()),
+                Err(failure) => feedback.fail(failure.user_message(Engine::Gemini)),
             }
         });
     };

@@ -406,7 +406,7 @@ fn device_failure(failure: &ModelFailure) -> String {
         ModelFailure::Unavailable { reason } => {
             format!("The on-device model is not available ({reason}). Searched locally.")
         }
-        other => format!("{} Searched locally.", other.user_message()),
+        other => format!("{} Searched locally.", other.user_message(Engine::OnDevice)),
     }
 }
 
@@ -419,7 +419,7 @@ pub(crate) fn download_failure(failure: &ModelFailure) -> String {
         ModelFailure::Cancelled => "The download was cancelled.".to_owned(),
         other => format!(
             "The on-device model could not be downloaded: {}",
-            other.user_message()
+            other.user_message(Engine::OnDevice)
         ),
     }
 }

@@ -531,6 +531,19 @@ test('stand-in failure QuotaExceededError (ranking): a clear message and the bes
   });
 });
 
+for (const [what, lm, words] of [
+  ['the time limit (TimeoutError, ranking)', { fail: { ranking: { name: 'TimeoutError', message: 'The operation timed out.' } } }, /Chrome's built-in model took too long to answer/],
+  ['an empty answer (ranking)', { reply: { ranking: '' } }, /Chrome's built-in model returned an empty answer/],
+]) {
+  test(`stand-in failure, ${what}: the message names Chrome's built-in model, never Gemini; unranked pages, nothing lost`, SLOW, async () => {
+    await withExt({ lm }, async (ext) => {
+      const { soft, turn, alert } = await failureCase(ext, { message: words });
+      soft.check(!/Gemini/.test(alert), `an on-device failure should not blame Gemini; alert ${JSON.stringify(alert)}`);
+      soft.done(describeAiTurn(turn));
+    });
+  });
+}
+
 test('stand-in failure: the session is destroyed mid-search (InvalidStateError): a clear message and unranked pages, nothing lost', SLOW, async () => {
   await withExt({ lm: { destroyBaseAfter: 'expansion' } }, async (ext) => {
     const { soft, turn, calls } = await failureCase(ext, { message: /on-device model is not available.*destroyed/ });

@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::ai::Depth;
 use crate::ai::model::{ModelFailure, Usage};
 use crate::ai::pipeline::AiAnswer;
+use crate::ai::provider::Engine;
 use crate::clean::clean_url;
 use crate::history::{Page, RemovedVisits};
 use crate::lenient::or_default;
@@ -41,6 +42,15 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The engine of this mode.
+    pub const fn engine(self) -> Engine {
+        match self {
+            Mode::Local => Engine::Local,
+            Mode::Gemini => Engine::Gemini,
+            Mode::OnDevice => Engine::OnDevice,
+        }
+    }
+
     /// How the popup names the engine that answered.
     pub const fn label(self) -> &'static str {
         match self {
@@ -191,7 +201,7 @@ impl Turn {
     ) -> Turn {
         let error = match (&answer.failure, answer.cancelled) {
             (_, true) => Some("Search cancelled.".to_owned()),
-            (Some(failure), false) => Some(failure.user_message()),
+            (Some(failure), false) => Some(failure.user_message(mode.engine())),
             (None, false) => None,
         };
         Turn {
@@ -450,7 +460,11 @@ mod tests {
         assert_eq!(value["ai"]["depth"], "exhaustive");
         assert_eq!(
             turn.error.as_deref(),
-            Some(ModelFailure::Overloaded.user_message().as_str())
+            Some(
+                ModelFailure::Overloaded
+                    .user_message(Engine::Gemini)
+                    .as_str()
+            )
         );
         assert_eq!(serde_json::from_value::<Turn>(value).unwrap(), turn);
     }

@@ -5,13 +5,13 @@
 //! pipeline retries by itself, through [`retry_delay_ms`] and [`LanguageModel::sleep`], so the UI can
 //! say "retrying in 4 s".
 
-use std::fmt;
 use std::future::Future;
 use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
 
 use crate::ai::fit::ContextUse;
+use crate::ai::provider::Engine;
 
 /// Which of the pipeline's two calls a request is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,8 +165,16 @@ impl ModelFailure {
         )
     }
 
-    /// One sentence for the user: what happened and what to do. The UI adds the link to Options.
-    pub fn user_message(&self) -> String {
+    /// One sentence for the user: what happened and what to do, naming the model that failed
+    /// (`engine`: a time limit, an empty, cut or declined answer can come from either model; the
+    /// key, quota and server failures only from Gemini). The UI adds the link to Options.
+    pub fn user_message(&self, engine: Engine) -> String {
+        let model = match engine {
+            Engine::Gemini => "Gemini",
+            Engine::OnDevice => "Chrome's built-in model",
+            // The local search has no model to fail; said plainly should it ever be asked.
+            Engine::Local => "The model",
+        };
         match self {
             ModelFailure::KeyRejected => "Gemini refused the API key. Check it in Options.".into(),
             ModelFailure::PermissionDenied => {
@@ -202,16 +210,16 @@ impl ModelFailure {
             ModelFailure::BadRequest { message } => format!(
                 "Gemini rejected the request ({message}). If it keeps happening, choose another model in Options."
             ),
-            ModelFailure::Network => "Could not reach Gemini. Check your connection.".into(),
-            ModelFailure::Timeout => "Gemini took too long to answer. Try again.".into(),
+            ModelFailure::Network => format!("Could not reach {model}. Check your connection."),
+            ModelFailure::Timeout => format!("{model} took too long to answer. Try again."),
             ModelFailure::Cancelled => "Search cancelled.".into(),
-            ModelFailure::Blocked { reason } => format!(
-                "Gemini declined to answer ({reason}). Try rephrasing the question."
-            ),
-            ModelFailure::Truncated => {
-                "Gemini's answer was cut off. Try again, or a lower search depth in Options.".into()
+            ModelFailure::Blocked { reason } => {
+                format!("{model} declined to answer ({reason}). Try rephrasing the question.")
             }
-            ModelFailure::Empty => "Gemini returned an empty answer. Try again.".into(),
+            ModelFailure::Truncated => format!(
+                "The answer from {model} was cut off. Try again, or a lower search depth in Options."
+            ),
+            ModelFailure::Empty => format!("{model} returned an empty answer. Try again."),
             ModelFailure::Unavailable { reason } => format!(
                 "The on-device model is not available ({reason}); searched without it."
             ),
@@ -254,13 +262,6 @@ impl ModelFailure {
     }
 }
 
-impl fmt::Display for ModelFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.user_message())
-    }
-}
-
-impl std::error::Error for ModelFailure {}
 
 /// "22 s", "3 min".
 fn wait_phrase(seconds: u32) -> String {
@@ -429,9 +430,11 @@ mod tests {
             (ModelFailure::ContextOverflow, false),
         ];
         for (failure, fatal) in all {
-            let message = failure.user_message();
-            assert!(message.ends_with('.'), "{message}");
-            assert!(message.matches(". ").count() <= 1, "{message}");
+            for engine in [Engine::Gemini, Engine::OnDevice] {
+                let message = failure.user_message(engine);
+                assert!(message.ends_with('.'), "{message}");
+                assert!(message.matches(". ").count() <= 1, "{message}");
+            }
             assert_eq!(failure.is_fatal_for_session(), fatal, "{failure:?}");
             let json = serde_json::to_string(&failure).unwrap();
             assert_eq!(
@@ -443,16 +446,63 @@ mod tests {
             ModelFailure::QuotaExhausted {
                 retry_after_s: Some(600)
             }
-            .user_message(),
+            .user_message(Engine::Gemini),
             "Your Gemini quota is used up for now. Try again in 10 min."
         );
         assert_eq!(
             ModelFailure::QuotaExhausted {
                 retry_after_s: Some(45)
             }
-            .user_message(),
+            .user_message(Engine::Gemini),
             "Your Gemini quota is used up for now. Try again in 45 s."
         );
+    }
+
+    #[test]
+    fn a_failure_names_the_model_that_failed() {
+        let rows = [
+            (
+                ModelFailure::Timeout,
+                Engine::OnDevice,
+                "Chrome's built-in model took too long to answer. Try again.",
+            ),
+            (
+                ModelFailure::Timeout,
+                Engine::Gemini,
+                "Gemini took too long to answer. Try again.",
+            ),
+            (
+                ModelFailure::Empty,
+                Engine::OnDevice,
+                "Chrome's built-in model returned an empty answer. Try again.",
+            ),
+            (
+                ModelFailure::Empty,
+                Engine::Gemini,
+                "Gemini returned an empty answer. Try again.",
+            ),
+            (
+                ModelFailure::Truncated,
+                Engine::OnDevice,
+                "The answer from Chrome's built-in model was cut off. Try again, or a lower search depth in Options.",
+            ),
+            (
+                ModelFailure::Blocked {
+                    reason: "SAFETY".into(),
+                },
+                Engine::OnDevice,
+                "Chrome's built-in model declined to answer (SAFETY). Try rephrasing the question.",
+            ),
+            // Only Gemini has a key.
+            (
+                ModelFailure::KeyRejected,
+                Engine::OnDevice,
+                "Gemini refused the API key. Check it in Options.",
+            ),
+        ];
+        for (failure, engine, want) in rows {
+            assert_eq!(failure.user_message(engine), want, "{failure:?} {engine:?}");
+        }
     }
 
     #[test]
