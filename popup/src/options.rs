@@ -7,6 +7,7 @@ use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{gemini, permissions, storage};
 use history_chat_core::ai::Depth;
 use history_chat_core::ai::provider::{Availability, Engine, Provider};
+use history_chat_core::api_key::ApiKey;
 use history_chat_core::gemini::DEFAULT_MODEL;
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
 use history_chat_core::messages::{Request, Response};
@@ -133,7 +134,7 @@ pub fn Options() -> impl IntoView {
                 Settings::default()
             }
         };
-        key_draft.set(loaded.gemini_api_key.clone());
+        key_draft.set(loaded.gemini_api_key.expose().to_owned());
         settings.set(Some(loaded));
     });
 
@@ -158,7 +159,7 @@ pub fn Options() -> impl IntoView {
         let Some(mut next) = settings.get_untracked() else {
             return;
         };
-        next.gemini_api_key = key;
+        next.gemini_api_key = ApiKey::new(key);
         store(settings, next, feedback, "Key saved");
         if let Ok(answer) = permission {
             spawn_local(async move {
@@ -179,7 +180,7 @@ pub fn Options() -> impl IntoView {
         let model = current().model_name().to_owned();
         feedback.ok("Testing the key…");
         spawn_local(async move {
-            match gemini::test_key(&key, &model).await {
+            match gemini::test_key(&ApiKey::new(key), &model).await {
                 Ok(()) => feedback.ok(format!("The key works with {model}.")),
                 Err(failure) => feedback.fail(failure.user_message(Engine::Gemini)),
             }
@@ -189,7 +190,7 @@ pub fn Options() -> impl IntoView {
         let Some(mut next) = settings.get_untracked() else {
             return;
         };
-        next.gemini_api_key.clear();
+        next.gemini_api_key = ApiKey::default();
         key_draft.set(String::new());
         store(settings, next, feedback, "Key removed");
         spawn_local(async move {

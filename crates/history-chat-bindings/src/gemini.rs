@@ -3,6 +3,7 @@
 //! `x-goog-api-key` header (never in the URL, never logged).
 
 use history_chat_core::ai::model::{LanguageModel, ModelFailure, ModelReply, ModelRequest};
+use history_chat_core::api_key::ApiKey;
 use history_chat_core::gemini::{self, API_KEY_HEADER, ORIGIN};
 
 use crate::http::{self, Cancel, FetchError, Method};
@@ -16,25 +17,17 @@ pub const CALL_TIME_LIMIT_MS: u32 = 30_000;
 pub const KEY_TEST_TIME_LIMIT_MS: u32 = 15_000;
 
 /// Gemini with the user's key. One per search: its [`Cancel`] handle stops every call and wait.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct GeminiModel {
-    key: String,
+    key: ApiKey,
     cancel: Cancel,
-}
-
-impl std::fmt::Debug for GeminiModel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GeminiModel")
-            .field("key", &"[redacted]")
-            .finish_non_exhaustive()
-    }
 }
 
 impl GeminiModel {
     /// A client for `key`, stopped by `cancel`.
-    pub fn new(key: &str, cancel: Cancel) -> GeminiModel {
+    pub fn new(key: &ApiKey, cancel: Cancel) -> GeminiModel {
         GeminiModel {
-            key: key.trim().to_owned(),
+            key: key.clone(),
             cancel,
         }
     }
@@ -52,7 +45,7 @@ impl LanguageModel for GeminiModel {
     async fn generate(&self, request: &ModelRequest) -> Result<ModelReply, ModelFailure> {
         let url = format!("{ORIGIN}{}", gemini::endpoint_path(&request.model)?);
         let body = gemini::request_body(request).to_string();
-        let headers = [(API_KEY_HEADER, self.key.as_str())];
+        let headers = [(API_KEY_HEADER, self.key.expose())];
         let reply = http::request(
             Method::Post,
             &url,
@@ -77,10 +70,10 @@ impl LanguageModel for GeminiModel {
 
 /// The options page's "Test key": reads the model's metadata (`GET models/{model}`), which checks
 /// the key and the model without spending a token.
-pub async fn test_key(key: &str, model: &str) -> Result<(), ModelFailure> {
+pub async fn test_key(key: &ApiKey, model: &str) -> Result<(), ModelFailure> {
     let id = gemini::model_id(model)?;
     let url = format!("{ORIGIN}/v1beta/models/{id}");
-    let headers = [(API_KEY_HEADER, key.trim())];
+    let headers = [(API_KEY_HEADER, key.expose())];
     let reply = http::request(
         Method::Get,
         &url,

@@ -29,6 +29,7 @@
 //!   failing the whole record.
 
 pub mod ai;
+pub mod api_key;
 pub mod clean;
 pub mod conversation;
 pub mod display;

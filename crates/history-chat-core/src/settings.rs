@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::ai::Depth;
 use crate::ai::provider::Provider;
+use crate::api_key::ApiKey;
 use crate::gemini::DEFAULT_MODEL;
 use crate::lenient::or_default;
 use crate::period::{DAY_MS, Period};
@@ -110,7 +111,7 @@ impl Switch {
 }
 
 /// Everything the user can set.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
     /// The period selected when the popup opens.
@@ -120,9 +121,9 @@ pub struct Settings {
     #[serde(default, deserialize_with = "or_default")]
     pub retention: Retention,
     /// The user's Gemini API key; empty when none. Secret: never logged, never in a URL, never in
-    /// the conversation (`Debug` prints it redacted).
+    /// the conversation ([`ApiKey`] cannot be printed).
     #[serde(default, deserialize_with = "or_default")]
-    pub gemini_api_key: String,
+    pub gemini_api_key: ApiKey,
     /// How many keywords a question is expanded into, in AI mode.
     #[serde(default, deserialize_with = "or_default")]
     pub depth: Depth,
@@ -147,29 +148,13 @@ impl Default for Settings {
         Settings {
             default_period: Period::default(),
             retention: Retention::default(),
-            gemini_api_key: String::new(),
+            gemini_api_key: ApiKey::default(),
             depth: Depth::default(),
             model: String::new(),
             provider: Provider::default(),
             semantic_search: Switch::default(),
             other: Map::new(),
         }
-    }
-}
-
-impl std::fmt::Debug for Settings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let key = if self.has_api_key() { "[redacted]" } else { "" };
-        f.debug_struct("Settings")
-            .field("default_period", &self.default_period)
-            .field("retention", &self.retention)
-            .field("gemini_api_key", &key)
-            .field("depth", &self.depth)
-            .field("model", &self.model)
-            .field("provider", &self.provider)
-            .field("semantic_search", &self.semantic_search)
-            .field("other", &self.other)
-            .finish()
     }
 }
 
@@ -188,12 +173,12 @@ impl Settings {
 
     /// Whether a Gemini key is set (AI mode).
     pub fn has_api_key(&self) -> bool {
-        !self.gemini_api_key.trim().is_empty()
+        self.gemini_api_key.is_set()
     }
 
-    /// The key, trimmed of the spaces a paste brings along.
-    pub fn api_key(&self) -> &str {
-        self.gemini_api_key.trim()
+    /// The key.
+    pub fn api_key(&self) -> &ApiKey {
+        &self.gemini_api_key
     }
 
     /// The model to ask: the configured one, or [`DEFAULT_MODEL`] when the field is blank.
@@ -294,11 +279,11 @@ mod tests {
     #[test]
     fn key_and_model_are_read_trimmed_and_the_key_never_prints() {
         let settings = Settings {
-            gemini_api_key: "  AIzaSyFAKE-secret \n".into(),
+            gemini_api_key: ApiKey::new("  AIzaSyFAKE-secret \n"),
             model: "   ".into(),
             ..Settings::default()
         };
-        assert_eq!(settings.api_key(), "AIzaSyFAKE-secret");
+        assert_eq!(settings.api_key().expose(), "AIzaSyFAKE-secret");
         assert_eq!(settings.model_name(), DEFAULT_MODEL);
         let printed = format!("{settings:?}");
         assert!(!printed.contains("secret"), "{printed}");

@@ -262,7 +262,6 @@ impl ModelFailure {
     }
 }
 
-
 /// "22 s", "3 min".
 fn wait_phrase(seconds: u32) -> String {
     if seconds < 120 {

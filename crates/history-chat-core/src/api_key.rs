@@ -1,0 +1,75 @@
+//! The user's Gemini API key as a type that cannot be printed: no `Display`, a `Debug` that says
+//! only whether a key is set, and one way to read it, [`ApiKey::expose`], for the request header
+//! and the options page's own field. So "never in a log, the console or the conversation" holds by
+//! construction: formatting settings, a model client or an error cannot reveal it.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A Gemini API key, stored as typed (a paste's spaces included) and read trimmed.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// The key as typed or pasted.
+    pub fn new(text: impl Into<String>) -> ApiKey {
+        ApiKey(text.into())
+    }
+
+    /// Whether a key is set (anything but spaces).
+    pub fn is_set(&self) -> bool {
+        !self.0.trim().is_empty()
+    }
+
+    /// The key itself, trimmed of the spaces a paste brings along. The only way to read it: for
+    /// the `x-goog-api-key` header, and for the options page's key field.
+    pub fn expose(&self) -> &str {
+        self.0.trim()
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.is_set() {
+            "ApiKey([redacted])"
+        } else {
+            "ApiKey(none)"
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_read_trimmed_and_never_printed() {
+        let rows = [
+            (
+                "  AIzaSyFAKE-secret \n",
+                true,
+                "AIzaSyFAKE-secret",
+                "ApiKey([redacted])",
+            ),
+            ("", false, "", "ApiKey(none)"),
+            (" \t\n", false, "", "ApiKey(none)"),
+        ];
+        for (typed, set, exposed, printed) in rows {
+            let key = ApiKey::new(typed);
+            assert_eq!(key.is_set(), set, "{typed:?}");
+            assert_eq!(key.expose(), exposed, "{typed:?}");
+            assert_eq!(format!("{key:?}"), printed);
+            assert_eq!(format!("{key:#?}"), printed);
+        }
+    }
+
+    #[test]
+    fn it_is_stored_as_a_plain_string() {
+        let key = ApiKey::new("AIzaSyFAKE");
+        let json = serde_json::to_string(&key).unwrap();
+        assert_eq!(json, "\"AIzaSyFAKE\"");
+        assert_eq!(serde_json::from_str::<ApiKey>(&json).unwrap(), key);
+    }
+}
