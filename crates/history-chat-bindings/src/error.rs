@@ -1,4 +1,5 @@
 use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
 
 /// A call into the browser that did not give us what we asked for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -30,4 +31,25 @@ impl ChromeError {
         };
         ChromeError::Failed { api, message }
     }
+}
+
+/// Waits for a browser API's promise, `api` naming the call in the error: a call that threw before
+/// giving a promise (`started` is its `#[wasm_bindgen(catch)]` result) and a rejected promise both
+/// become [`ChromeError::Failed`].
+pub(crate) async fn settle(
+    api: &'static str,
+    started: Result<js_sys::Promise, JsValue>,
+) -> Result<JsValue, ChromeError> {
+    let promise = started.map_err(|thrown| ChromeError::failed(api, thrown))?;
+    settle_promise(api, promise).await
+}
+
+/// [`settle`] for a promise already in hand (one started inside a click, awaited later).
+pub(crate) async fn settle_promise(
+    api: &'static str,
+    promise: js_sys::Promise,
+) -> Result<JsValue, ChromeError> {
+    JsFuture::from(promise)
+        .await
+        .map_err(|rejected| ChromeError::failed(api, rejected))
 }

@@ -9,9 +9,9 @@ use history_chat_core::messages::{Request, Response};
 use history_chat_core::search::{PageQuery, PageSource, browser_fetch_limit, browser_pages};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::ChromeError;
+use crate::error::settle;
 use crate::js_json::{from_js, to_js};
 use crate::messages::ask_worker;
 
@@ -51,11 +51,7 @@ pub async fn search_items(
         end_time: end_ms,
         max_results,
     };
-    let promise =
-        history_search(&to_js(SEARCH, &query)?).map_err(|e| ChromeError::failed(SEARCH, e))?;
-    let items = JsFuture::from(promise)
-        .await
-        .map_err(|e| ChromeError::failed(SEARCH, e))?;
+    let items = settle(SEARCH, history_search(&to_js(SEARCH, &query)?)).await?;
     from_js(SEARCH, &items)
 }
 

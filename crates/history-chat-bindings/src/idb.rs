@@ -7,6 +7,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::ChromeError;
+use crate::error::settle;
 
 #[wasm_bindgen(module = "/src/idb.js")]
 extern "C" {
@@ -110,14 +111,4 @@ pub async fn delete_vectors(urls: &[String]) -> Result<(), ChromeError> {
 pub async fn clear_vectors() -> Result<(), ChromeError> {
     settle(VECTORS, vectors_clear()).await?;
     Ok(())
-}
-
-async fn settle(
-    api: &'static str,
-    promise: Result<js_sys::Promise, JsValue>,
-) -> Result<JsValue, ChromeError> {
-    let promise = promise.map_err(|e| ChromeError::failed(api, e))?;
-    JsFuture::from(promise)
-        .await
-        .map_err(|e| ChromeError::failed(api, e))
 }

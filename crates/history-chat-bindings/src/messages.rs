@@ -7,6 +7,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::ChromeError;
+use crate::error::settle;
 use crate::js_json::{from_js, to_js};
 
 #[wasm_bindgen]
@@ -24,10 +25,7 @@ const ON_VISIT_REMOVED: &str = "chrome.history.onVisitRemoved";
 
 /// Asks the service worker, and waits for its answer.
 pub async fn ask_worker(request: &Request) -> Result<Response, ChromeError> {
-    let promise = send_message(&to_js(SEND, request)?).map_err(|e| ChromeError::failed(SEND, e))?;
-    let answer = JsFuture::from(promise)
-        .await
-        .map_err(|e| ChromeError::failed(SEND, e))?;
+    let answer = settle(SEND, send_message(&to_js(SEND, request)?)).await?;
     from_js(SEND, &answer)
 }
 

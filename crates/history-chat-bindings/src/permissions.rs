@@ -2,9 +2,9 @@
 //! (`optional_host_permissions` in the manifest) rather than at install.
 
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::ChromeError;
+use crate::error::{settle, settle_promise};
 use crate::js_json::to_js;
 
 #[wasm_bindgen]
@@ -39,9 +39,7 @@ pub fn request_gemini_host() -> Result<impl Future<Output = Result<bool, ChromeE
     )?;
     let promise = permissions_request(&argument).map_err(|e| ChromeError::failed(REQUEST, e))?;
     Ok(async move {
-        let granted = JsFuture::from(promise)
-            .await
-            .map_err(|e| ChromeError::failed(REQUEST, e))?;
+        let granted = settle_promise(REQUEST, promise).await?;
         Ok(granted.as_bool().unwrap_or(false))
     })
 }
@@ -54,9 +52,6 @@ pub async fn remove_gemini_host() -> Result<(), ChromeError> {
             origins: [GEMINI_ORIGIN_PATTERN],
         },
     )?;
-    let promise = permissions_remove(&argument).map_err(|e| ChromeError::failed(REMOVE, e))?;
-    JsFuture::from(promise)
-        .await
-        .map_err(|e| ChromeError::failed(REMOVE, e))?;
+    settle(REMOVE, permissions_remove(&argument)).await?;
     Ok(())
 }

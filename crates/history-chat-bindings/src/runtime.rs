@@ -1,9 +1,9 @@
 //! `chrome.runtime`: the options page.
 
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::ChromeError;
+use crate::error::settle;
 
 #[wasm_bindgen]
 extern "C" {
@@ -15,9 +15,6 @@ const OPEN_OPTIONS: &str = "chrome.runtime.openOptionsPage";
 
 /// Opens the extension's options page.
 pub async fn open_options_page() -> Result<(), ChromeError> {
-    let promise = open_options_page_js().map_err(|e| ChromeError::failed(OPEN_OPTIONS, e))?;
-    JsFuture::from(promise)
-        .await
-        .map_err(|e| ChromeError::failed(OPEN_OPTIONS, e))?;
+    settle(OPEN_OPTIONS, open_options_page_js()).await?;
     Ok(())
 }

@@ -5,9 +5,9 @@ use history_chat_core::history::RemovedVisits;
 use history_chat_core::settings::Settings;
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::ChromeError;
+use crate::error::settle;
 use crate::js_json::{from_js, to_js};
 
 #[wasm_bindgen]
@@ -36,10 +36,7 @@ async fn call(
     function: fn(&JsValue) -> Result<js_sys::Promise, JsValue>,
     argument: &JsValue,
 ) -> Result<JsValue, ChromeError> {
-    let promise = function(argument).map_err(|e| ChromeError::failed(api, e))?;
-    JsFuture::from(promise)
-        .await
-        .map_err(|e| ChromeError::failed(api, e))
+    settle(api, function(argument)).await
 }
 
 /// The stored settings; defaults for anything missing or unreadable (see [`Settings::from_stored`]).

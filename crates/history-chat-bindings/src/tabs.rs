@@ -2,9 +2,9 @@
 
 use history_chat_core::clean::is_openable;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::ChromeError;
+use crate::error::settle;
 use crate::js_json::to_js;
 
 #[wasm_bindgen]
@@ -37,9 +37,6 @@ pub async fn open(url: &str) -> Result<(), OpenError> {
         active: bool,
     }
     let properties = to_js(CREATE, &CreateProperties { url, active: true })?;
-    let promise = tabs_create(&properties).map_err(|e| ChromeError::failed(CREATE, e))?;
-    JsFuture::from(promise)
-        .await
-        .map_err(|e| ChromeError::failed(CREATE, e))?;
+    settle(CREATE, tabs_create(&properties)).await?;
     Ok(())
 }
