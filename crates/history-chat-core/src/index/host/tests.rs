@@ -316,6 +316,7 @@ fn a_request_in_each_state() {
     };
     let keyword = || Request::Keyword {
         keyword: "recursive".into(),
+        sites: Default::default(),
         start_ms: 0,
         limit: 5,
     };
