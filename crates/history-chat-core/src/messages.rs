@@ -360,6 +360,32 @@ mod tests {
     }
 
     #[test]
+    fn a_keyword_carries_its_site_filter_and_older_pages_send_none() {
+        let request = Request::Keyword {
+            keyword: "cte".into(),
+            sites: crate::site_filter::parse("site:github.com").filter,
+            start_ms: 5,
+            limit: 100,
+        };
+        let value = serde_json::to_value(&request).unwrap();
+        assert_eq!(
+            value,
+            json!({"type": "keyword", "keyword": "cte", "sites": {"include": [{"host": "github.com"}]}, "startMs": 5, "limit": 100})
+        );
+        assert_eq!(serde_json::from_value::<Request>(value).unwrap(), request);
+        let without = json!({"type": "keyword", "keyword": "cte", "startMs": 5, "limit": 100});
+        assert_eq!(
+            serde_json::from_value::<Request>(without).unwrap(),
+            Request::Keyword {
+                keyword: "cte".into(),
+                sites: SiteFilter::default(),
+                start_ms: 5,
+                limit: 100,
+            }
+        );
+    }
+
+    #[test]
     fn unknown_messages_are_errors_not_panics() {
         assert!(serde_json::from_value::<Request>(json!({"type": "explode"})).is_err());
         assert!(serde_json::from_value::<Request>(json!("warm")).is_err());
