@@ -10,7 +10,7 @@ import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, ask, assertFound, assertNotFound, describeTurn, logEntries, openPopup, readTurns } from './support/popup.mjs';
 import { LIVE, readLive, waitForIndex } from './support/live.mjs';
 import { askAi, describeAiTurn, launchAi } from './support/ai.mjs';
-import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled } from './support/settle.mjs';
+import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, waitUntil } from './support/settle.mjs';
 
 /** The same words on three sites: github.com, a subdomain of it, and another site. */
 const GITHUB = { url: 'https://github.com/postgres/postgres/blob/master/src/test/regress/sql/zebracte.sql', title: 'zebracte quokka cycles: regression tests' };
@@ -37,24 +37,12 @@ async function chipNames(page) {
 
 /** Waits until the as-you-type list satisfies `predicate`; returns it. */
 async function waitForLiveWhere(page, predicate, what) {
-  try {
-    await page.waitForFunction(
-      ([sel, src]) => {
-        const section = document.querySelector(sel);
-        if (!section) return false;
-        const live = {
-          hrefs: [...section.querySelectorAll('ul[role="list"] a')].map((a) => a.getAttribute('href')),
-          notices: [...section.querySelectorAll('p.notice')].map((p) => p.textContent.trim()),
-        };
-        return new Function('live', `return (${src})(live)`)(live);
-      },
-      [LIVE, predicate.toString()],
-      { timeout: LIMIT_MS, polling: 50 },
-    );
-  } catch {
-    throw new Error(`as-you-type list: ${what} not seen; last shown: ${JSON.stringify(await readLive(page))}`);
-  }
-  return readLive(page);
+  let live = null;
+  await waitUntil(async () => {
+    live = await readLive(page);
+    return live !== null && predicate(live);
+  }, `as-you-type list: ${what}`, { describe: () => `last shown: ${JSON.stringify(live)}` });
+  return live;
 }
 
 describe('site: filter in local search', () => {
@@ -103,7 +91,18 @@ describe('site: filter in local search', () => {
     assertNotFound(turn, 'https://github.com/rust-lang/rust/pull/118000', 'a page outside the period');
   });
 
-  test('nothing of the site: the notice names the filter', async () => {
+  test('-site: leaves a site out', async () => {
+    const turn = await ask(popup, '-site:blog.example.com zebracte quokka cycles');
+    assertFound(turn, GITHUB.url);
+    assertFound(turn, GIST.url);
+    assertNotFound(turn, BLOG.url, 'the page of the site left out');
+  });
+
+  test('nothing of the site: the notice names the filter, as you type and once asked', async () => {
+    await popup.locator(SEL.search).fill('site:gitlab.com zebracte quokka cycles');
+    const live = await waitForLiveWhere(popup, (l) => l.notices.length > 0, 'a notice in the as-you-type list');
+    assert.deepEqual(live.hrefs, []);
+    assert.deepEqual(live.notices, ['No match yet from gitlab.com — press Enter to search.']);
     const turn = await ask(popup, 'site:gitlab.com zebracte quokka cycles');
     assert.deepEqual(turn.results, [], describeTurn(turn));
     assert.equal(turn.notice, 'Nothing from gitlab.com in the last 7 days matches “zebracte quokka cycles” — try the last 30 days.');
