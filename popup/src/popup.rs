@@ -9,7 +9,7 @@ use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{ChromeError, nonce, now_ms, runtime, storage, tabs};
 use history_chat_core::ai::model::{LanguageModel, ModelFailure};
 use history_chat_core::ai::pipeline::{AiInput, ai_search};
-use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, choose};
+use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, choose, engine_for};
 use history_chat_core::conversation::{Mode, StoredTurn, Turn, TurnResult, turn_key};
 use history_chat_core::display::{display_title, readable_url, relative_time};
 use history_chat_core::history::Page;
@@ -138,11 +138,7 @@ pub fn Popup() -> impl IntoView {
             };
             let Choice { engine, note } =
                 choose(current.provider, current.has_api_key(), known_availability);
-            // A question of `site:` terms only lists the sites' recent pages: no model to ask.
-            let engine = match site_filter::parse(&asked).only_sites() {
-                true => Engine::Local,
-                false => engine,
-            };
+            let engine = engine_for(&asked, engine);
             let (mut stored, problem) = match engine {
                 Engine::Local => {
                     // While the index is incomplete, what it found is shown at once and the
