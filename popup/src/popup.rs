@@ -9,7 +9,7 @@ use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{ChromeError, nonce, now_ms, runtime, storage, tabs};
 use history_chat_core::ai::model::{LanguageModel, ModelFailure};
 use history_chat_core::ai::pipeline::{AiInput, ai_search};
-use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, choose};
+use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, choose, engine_for};
 use history_chat_core::conversation::{Mode, StoredTurn, Turn, TurnResult, turn_key};
 use history_chat_core::display::{display_title, readable_url, relative_time};
 use history_chat_core::history::Page;
@@ -21,9 +21,12 @@ use history_chat_core::messages::{
     IndexProgress, Request, Response, SEMANTIC_PAUSE_MS, SEMANTIC_POOL,
 };
 use history_chat_core::period::Period;
-use history_chat_core::search::{RESULT_LIMIT, local_search, no_results_message, outcome_message};
+use history_chat_core::search::{
+    RESULT_LIMIT, local_search, no_match_yet, no_results_message, outcome_message,
+};
 use history_chat_core::semantic::{SemanticProgress, Words, fuse_semantic};
 use history_chat_core::settings::Settings;
+use history_chat_core::site_filter;
 use leptos::ev::SubmitEvent;
 use leptos::html::Input;
 use leptos::prelude::*;
@@ -135,6 +138,7 @@ pub fn Popup() -> impl IntoView {
             };
             let Choice { engine, note } =
                 choose(current.provider, current.has_api_key(), known_availability);
+            let engine = engine_for(&asked, engine);
             let (mut stored, problem) = match engine {
                 Engine::Local => {
                     // While the index is incomplete, what it found is shown at once and the
@@ -251,6 +255,15 @@ pub fn Popup() -> impl IntoView {
             live_search(typed, period, current, move |answer| live.set(Some(answer))).await;
         });
     };
+    // The question's `site:` terms, each a chip that takes it out of the question.
+    let site_terms = Memo::new(move |_| question.with(|q| site_filter::parse(q)));
+    let remove_site = move |index: usize| {
+        question.update(|q| *q = site_filter::without_term(q, index));
+        if let Some(input) = search_box.get_untracked() {
+            let _ = input.focus();
+        }
+        type_ahead();
+    };
 
     let mode = move || {
         let depth = settings.with(|s| s.depth.label());
@@ -349,6 +362,28 @@ pub fn Popup() -> impl IntoView {
                         .collect_view()}
                 </select>
             </form>
+            <Show when=move || site_terms.with(|s| !s.terms.is_empty() || !s.rejected.is_empty())>
+                <div class="sites" role="group" aria-label="Site filters">
+                    {move || site_terms.with(|s| s.terms.iter().enumerate().map(|(index, term)| {
+                        let label = term.label();
+                        view! {
+                            <button
+                                type="button"
+                                class="chip"
+                                aria-label=format!("Remove filter {label}")
+                                title=format!("Remove filter {label}")
+                                on:click=move |_| remove_site(index)
+                            >
+                                <span>{label.clone()}</span>
+                                <span class="chip-x" aria-hidden="true">"×"</span>
+                            </button>
+                        }
+                    }).collect_view())}
+                    {move || site_terms.with(|s| s.rejected_notice()).map(|notice| view! {
+                        <p class="notice site-notice">{notice}</p>
+                    })}
+                </div>
+            </Show>
             {move || indexing.get().map(|progress| view! {
                 <p class="indexing">{progress.status(now_ms())}</p>
             })}
@@ -453,6 +488,8 @@ fn view_key(stored: &StoredTurn) -> (String, Vec<String>, Option<String>) {
 /// The matches shown while typing, before the question is committed.
 #[derive(Debug, Clone, PartialEq)]
 struct LiveAnswer {
+    /// What was typed (its `site:` terms are named when nothing matches).
+    typed: String,
     pages: Vec<Page>,
     /// The index could not answer for the whole period (it is still being built, or the worker
     /// did not answer): the browser's literal search fills in, and a notice says so.
@@ -589,6 +626,7 @@ async fn live_search(
                 return;
             }
             show(LiveAnswer {
+                typed: typed.clone(),
                 pages: pages.clone(),
                 indexing: None,
                 filling: false,
@@ -601,6 +639,7 @@ async fn live_search(
             }
             // At once: what the index has (perhaps nothing yet), saying that more is coming.
             show(LiveAnswer {
+                typed: typed.clone(),
                 pages: partial.clone(),
                 indexing: Some(progress),
                 filling: true,
@@ -617,6 +656,7 @@ async fn live_search(
             }
             let filled = fill_in(&partial, &browser);
             show(LiveAnswer {
+                typed: typed.clone(),
                 pages: filled.clone(),
                 indexing: Some(progress),
                 filling: false,
@@ -631,6 +671,7 @@ async fn live_search(
     let topics = understand(&typed, start_ms).await;
     if !topics.pages.is_empty() && current() {
         show(LiveAnswer {
+            typed: typed.clone(),
             pages: with_topics(&shown, &topics),
             indexing,
             filling: false,
@@ -751,7 +792,7 @@ fn LiveView(answer: LiveAnswer) -> impl IntoView {
         <section class="live" aria-label="Matches as you type">
             {notice.map(|notice| view! { <p class="notice">{notice}</p> })}
             <Show when=move || empty>
-                <p class="notice">"No match yet — press Enter to search."</p>
+                <p class="notice">{no_match_yet(&answer.typed)}</p>
             </Show>
             <ul role="list" class="results">
                 {answer.pages.into_iter().map(|page| view! { <ResultItem result=TurnResult::from(page) now/> }).collect_view()}

@@ -18,6 +18,7 @@ use history_chat_core::index::host::{Action, Event, Host, Reply};
 use history_chat_core::messages::{Request, Response, SEMANTIC_POOL};
 use history_chat_core::semantic::Words;
 use history_chat_core::semantic::host::Removal;
+use history_chat_core::site_filter::SiteFilter;
 use wasm_bindgen_futures::spawn_local;
 
 use crate::semantic_host;
@@ -76,13 +77,14 @@ pub fn pages_of(urls: impl IntoIterator<Item = String>) -> Vec<Page> {
     })
 }
 
-/// Whether a page visited since `start_ms` matches every word of `query` among the lexical
-/// index's best [`SEMANTIC_POOL`]: then topic search only adds pages that stand out further
-/// ([`Words`]). `Missed` while the index is not loaded.
-pub fn words(query: &str, start_ms: i64) -> Words {
+/// Whether a page `sites` allows, visited since `start_ms`, matches every word of `query` among
+/// the lexical index's best [`SEMANTIC_POOL`]: then topic search only adds pages that stand out
+/// further ([`Words`]). `Missed` while the index is not loaded.
+pub fn words(query: &str, sites: &SiteFilter, start_ms: i64) -> Words {
     let found = HOST.with_borrow(|host| {
-        host.index()
-            .is_some_and(|index| index.finds_every_word(query, start_ms, now_ms(), SEMANTIC_POOL))
+        host.index().is_some_and(|index| {
+            index.finds_every_word_in(query, sites, start_ms, now_ms(), SEMANTIC_POOL)
+        })
     });
     if found { Words::Found } else { Words::Missed }
 }

@@ -20,6 +20,7 @@ use history_chat_core::semantic::host::{
     SemanticHost, StoredRecord,
 };
 use history_chat_core::semantic::{PASSAGE_MAX_CHARS, is_understandable};
+use history_chat_core::site_filter;
 
 use wasm_bindgen_futures::spawn_local;
 
@@ -72,14 +73,21 @@ pub fn state() -> Response {
     }
 }
 
-/// The pages closest in meaning to `query`, visited since `start_ms`: the question is embedded
-/// by the model (ahead of any batch of pages), the stored vectors are scanned, and the URLs are
-/// turned into pages by the lexical index (a page it no longer holds is never shown).
+/// The pages closest in meaning to `query`, visited since `start_ms`: the question's words (its
+/// `site:` terms taken out) are embedded by the model (ahead of any batch of pages), the stored
+/// vectors of the sites' pages are scanned, and the URLs are turned into pages by the lexical index
+/// (a page it no longer holds is never shown).
 pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
     start();
     let progress = HOST.with_borrow(SemanticHost::progress);
     let searchable = HOST.with_borrow(|host| !host.vectors().is_empty());
-    let words = index_host::words(query, start_ms);
+    let site_filter::SiteQuestion {
+        words: query,
+        filter: sites,
+        ..
+    } = site_filter::parse(query);
+    let query = query.as_str();
+    let words = index_host::words(query, &sites, start_ms);
     if !is_understandable(query) || !searchable {
         return Response::Understood {
             pages: Vec::new(),
@@ -95,7 +103,8 @@ pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
     {
         Ok(mut vectors) => match vectors.pop() {
             Some(vector) => {
-                let hits = HOST.with_borrow(|host| host.search(&vector, start_ms, limit, words));
+                let hits = HOST
+                    .with_borrow(|host| host.search_in(&vector, &sites, start_ms, limit, words));
                 index_host::pages_of(hits.into_iter().map(|(url, _)| url))
             }
             None => Vec::new(),

@@ -6,7 +6,9 @@
 
 use history_chat_core::history::{HistoryItem, Page};
 use history_chat_core::messages::{Request, Response};
-use history_chat_core::search::{PageQuery, PageSource, browser_fetch_limit, browser_pages};
+use history_chat_core::search::{
+    PageQuery, PageSource, browser_fetch_limit, browser_pages, browser_text,
+};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -56,7 +58,8 @@ pub async fn search_items(
 }
 
 /// The browser's history as a [`PageSource`] (`chrome.history`; needs the `history` permission):
-/// the browser's literal matching, most recent first, cleaned and merged by the core.
+/// the browser's literal matching, most recent first, cleaned, merged and filtered to the query's
+/// sites by the core.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ChromeHistory;
 
@@ -65,13 +68,13 @@ impl PageSource for ChromeHistory {
 
     async fn pages(&self, query: &PageQuery) -> Result<Vec<Page>, ChromeError> {
         let items = search_items(
-            &query.text,
+            &browser_text(query),
             query.start_ms,
             None,
             browser_fetch_limit(query.limit),
         )
         .await?;
-        Ok(browser_pages(items, query.limit))
+        Ok(browser_pages(items, &query.sites, query.limit))
     }
 }
 
@@ -89,6 +92,7 @@ impl PageSource for IndexedHistory {
     async fn pages(&self, query: &PageQuery) -> Result<Vec<Page>, ChromeError> {
         let request = Request::Keyword {
             keyword: query.text.clone(),
+            sites: query.sites.clone(),
             start_ms: query.start_ms,
             limit: query.limit,
         };

@@ -19,6 +19,8 @@
 //!   arena scanned with a similarity floor, their versioned IndexedDB records, fusion with the
 //!   lexical answer, and the index's life in the service worker as a state machine
 //!   ([`semantic::host`]). The vectors come from a model elsewhere; nothing here depends on it.
+//! - [`site_filter`]: the `site:` terms of a question (`site:github.com cte`), and which pages
+//!   they keep; applied before ranking by every search.
 //! - [`messages`]: the one request/response enum between the extension's pages and its service
 //!   worker.
 //! - [`ai`]: AI mode: engine choice, keyword expansion, budgeted retrieval and ranking, against a
@@ -43,3 +45,4 @@ pub mod period;
 pub mod search;
 pub mod semantic;
 pub mod settings;
+pub mod site_filter;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::display::relative_time;
 use crate::history::Page;
 use crate::semantic::{SemanticProgress, SemanticStatus, UnavailableReason, Words};
+use crate::site_filter::SiteFilter;
 
 /// While typing, topic search is asked this long after the words' answer is shown (and only if
 /// nothing was typed meanwhile): a question's embedding costs the model tens of milliseconds, which
@@ -36,9 +37,9 @@ pub enum Request {
     Warm,
     /// Smart local search: the index's best pages for `query` among pages last visited at or after
     /// `start_ms`, answered at once from the index (for each keystroke and for a committed
-    /// question alike).
+    /// question alike). Its `site:` terms filter the pages ([`crate::site_filter`]).
     Search {
-        /// The words typed.
+        /// The question as typed, `site:` terms included.
         query: String,
         /// Period start, ms since the Unix epoch.
         start_ms: i64,
@@ -48,8 +49,9 @@ pub enum Request {
     /// Topic search: the pages whose meaning is closest to `query` (the on-device model's
     /// vectors), most similar first, among pages last visited at or after `start_ms`. Answered
     /// with [`Response::Understood`]; the asker fuses them with the lexical answer it already has.
+    /// Its `site:` terms filter the pages before the stand-out statistics are computed.
     Understand {
-        /// The question.
+        /// The question as typed, `site:` terms included.
         query: String,
         /// Period start, ms since the Unix epoch.
         start_ms: i64,
@@ -66,8 +68,11 @@ pub enum Request {
     },
     /// AI mode's retrieval: the pages matching one keyword, most relevant first.
     Keyword {
-        /// One keyword.
+        /// One keyword (never read for `site:` terms: it comes from a model).
         keyword: String,
+        /// Only pages these sites allow: the question's filter.
+        #[serde(default, skip_serializing_if = "SiteFilter::is_empty")]
+        sites: SiteFilter,
         /// Period start, ms since the Unix epoch.
         start_ms: i64,
         /// At most this many pages.
@@ -352,6 +357,32 @@ mod tests {
         assert!(progress.covers(NOW - day) && progress.covers(NOW));
         assert!(!progress.covers(NOW - day - 1));
         assert!(!IndexProgress::default().covers(i64::MAX));
+    }
+
+    #[test]
+    fn a_keyword_carries_its_site_filter_and_older_pages_send_none() {
+        let request = Request::Keyword {
+            keyword: "cte".into(),
+            sites: crate::site_filter::parse("site:github.com").filter,
+            start_ms: 5,
+            limit: 100,
+        };
+        let value = serde_json::to_value(&request).unwrap();
+        assert_eq!(
+            value,
+            json!({"type": "keyword", "keyword": "cte", "sites": {"include": [{"host": "github.com"}]}, "startMs": 5, "limit": 100})
+        );
+        assert_eq!(serde_json::from_value::<Request>(value).unwrap(), request);
+        let without = json!({"type": "keyword", "keyword": "cte", "startMs": 5, "limit": 100});
+        assert_eq!(
+            serde_json::from_value::<Request>(without).unwrap(),
+            Request::Keyword {
+                keyword: "cte".into(),
+                sites: SiteFilter::default(),
+                start_ms: 5,
+                limit: 100,
+            }
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::future::Future;
 
 use crate::history::{HistoryItem, Page, clean_and_merge};
 use crate::period::Period;
+use crate::site_filter::{self, SiteFilter};
 
 /// Entries asked of the browser for one query, at the least. It belongs to browser-backed sources
 /// (see [`browser_fetch_limit`]): the browser answers with raw entries, and cleaning drops some
@@ -23,11 +24,15 @@ pub const FETCH_LIMIT: u32 = 500;
 /// source cuts its answer to the limit.
 pub const RESULT_LIMIT: usize = 25;
 
-/// What a [`PageSource`] is asked: pages matching `text`, visited at or after `start_ms`.
+/// What a [`PageSource`] is asked: pages matching `text`, visited at or after `start_ms`, of the
+/// sites `sites` allows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageQuery {
-    /// Words to match; empty matches every page of the period.
+    /// Words to match (never read for `site:` terms); empty matches every page of the period.
     pub text: String,
+    /// Only pages these sites allow ([`crate::site_filter`]), left out before the source ranks
+    /// and cuts its answer.
+    pub sites: SiteFilter,
     /// Only pages last visited at or after this instant (ms since the Unix epoch).
     pub start_ms: i64,
     /// At most this many pages (counted after cleaning and merging).
@@ -54,36 +59,56 @@ pub fn browser_fetch_limit(limit: usize) -> u32 {
     u32::try_from(limit).unwrap_or(MAX).clamp(FETCH_LIMIT, MAX)
 }
 
+/// The text a browser-backed source gives the browser's literal search for `query`: its words, and
+/// the one site it keeps when that narrows the browser's answer
+/// ([`SiteFilter::browser_words`]), so the entries it returns are that site's.
+pub fn browser_text(query: &PageQuery) -> String {
+    match query.sites.browser_words() {
+        Some(site) if query.text.trim().is_empty() => site,
+        Some(site) => format!("{} {site}", query.text.trim()),
+        None => query.text.clone(),
+    }
+}
+
 /// A browser-backed source's answer: the browser's raw entries cleaned and merged, in the
-/// browser's order (most recent first), cut to `limit`.
-pub fn browser_pages(items: impl IntoIterator<Item = HistoryItem>, limit: usize) -> Vec<Page> {
+/// browser's order (most recent first), those `sites` allows, cut to `limit`.
+pub fn browser_pages(
+    items: impl IntoIterator<Item = HistoryItem>,
+    sites: &SiteFilter,
+    limit: usize,
+) -> Vec<Page> {
     let mut pages = clean_and_merge(items);
+    pages.retain(|page| sites.allows(&page.url));
     pages.truncate(limit);
     pages
 }
 
-/// The query for a question over a period: the question's words, with runs of whitespace
-/// collapsed (sources split on them anyway), at most [`RESULT_LIMIT`] pages.
+/// The query for a question over a period: the question's words (its `site:` terms taken out
+/// into the filter, [`site_filter::parse`]), with runs of whitespace collapsed (sources split on
+/// them anyway), at most [`RESULT_LIMIT`] pages.
 fn question_query(question: &str, period: Period, now_ms: i64) -> PageQuery {
+    let asked = site_filter::parse(question);
     PageQuery {
-        text: question.split_whitespace().collect::<Vec<_>>().join(" "),
+        text: asked.words.split_whitespace().collect::<Vec<_>>().join(" "),
+        sites: asked.filter,
         start_ms: period.start_ms(now_ms),
         limit: RESULT_LIMIT,
     }
 }
 
 /// Searches `source` for `question` over `period`: its pages in its order, at most
-/// [`RESULT_LIMIT`] (cut here too, so a source that ignores the limit cannot flood the popup). An
-/// empty question gives the period's pages in the source's order (the browser: the most recent).
+/// [`RESULT_LIMIT`], of the sites its `site:` terms name (both enforced here too, so a source that
+/// ignores the limit or the filter cannot flood the popup). An empty question — or one of `site:`
+/// terms only — gives the period's pages in the source's order (the browser: the most recent).
 pub async fn local_search<S: PageSource>(
     source: &S,
     question: &str,
     period: Period,
     now_ms: i64,
 ) -> Result<Vec<Page>, S::Error> {
-    let mut pages = source
-        .pages(&question_query(question, period, now_ms))
-        .await?;
+    let query = question_query(question, period, now_ms);
+    let mut pages = source.pages(&query).await?;
+    pages.retain(|page| query.sites.allows(&page.url));
     pages.truncate(RESULT_LIMIT);
     Ok(pages)
 }
@@ -97,20 +122,39 @@ pub fn outcome_message(question: &str, period: Period, found: usize) -> String {
     }
 }
 
-/// The answer when nothing was found, with what to try next.
+/// The line while typing when the index matches nothing yet, naming the `site:` filter if any:
+/// `No match yet from github.com — press Enter to search.`
+pub fn no_match_yet(question: &str) -> String {
+    let scope = site_filter::parse(question).filter.scope();
+    match scope.is_empty() {
+        true => "No match yet — press Enter to search.".to_owned(),
+        false => format!("No match yet {scope} — press Enter to search."),
+    }
+}
+
+/// The answer when nothing was found, with what to try next. A `site:` filter is named, and the
+/// question's words are quoted without it.
 ///
 /// `Nothing in the last 7 days matches “foo” — try the last 30 days.`
+/// `Nothing from github.com in the last 7 days matches “foo” — try the last 30 days.`
 pub fn no_results_message(question: &str, period: Period) -> String {
-    let question = question.trim();
-    let what = if question.is_empty() {
-        format!("Nothing in your history for {}", period.phrase())
-    } else {
-        format!("Nothing in {} matches “{question}”", period.phrase())
+    let asked = site_filter::parse(question);
+    let words = asked.words.trim();
+    let from = match asked.filter.is_empty() {
+        true => String::new(),
+        false => format!(" {}", asked.filter.scope()),
+    };
+    let what = match (words.is_empty(), from.is_empty()) {
+        (true, true) => format!("Nothing in your history for {}", period.phrase()),
+        (true, false) => format!("Nothing{from} in {}", period.phrase()),
+        (false, _) => format!("Nothing{from} in {} matches “{words}”", period.phrase()),
     };
     match period.longer() {
         Some(longer) => format!("{what} — try {}.", longer.phrase()),
-        None if question.is_empty() => format!("{what}."),
-        None => format!("{what} — try fewer or other words."),
+        None if words.is_empty() && from.is_empty() => format!("{what}."),
+        None if words.is_empty() => format!("{what} — try another site."),
+        None if from.is_empty() => format!("{what} — try fewer or other words."),
+        None => format!("{what} — try fewer or other words, or another site."),
     }
 }
 
@@ -208,6 +252,7 @@ mod tests {
             source.queries.borrow().as_slice(),
             [PageQuery {
                 text: "recursive cte".into(),
+                sites: SiteFilter::default(),
                 start_ms: NOW - 30 * DAY_MS,
                 limit: RESULT_LIMIT,
             }]
@@ -257,6 +302,45 @@ mod tests {
     }
 
     #[test]
+    fn site_terms_become_the_filter_and_pages_of_other_sites_never_pass() {
+        let source = TablePages {
+            pages: vec![
+                page("https://github.com/a/ctes", "Recursive CTEs", 1),
+                page("https://blog.example/ctes", "Recursive CTEs", 1),
+                page("https://gist.github.com/b", "Recursive CTEs gist", 2),
+            ],
+            ..TablePages::default()
+        };
+        let found = block_on(local_search(
+            &source,
+            "site:GitHub.com recursive",
+            Period::Week,
+            NOW,
+        ))
+        .unwrap();
+        // The table ignores the filter: local_search enforces it.
+        assert_eq!(
+            urls(&found),
+            ["https://github.com/a/ctes", "https://gist.github.com/b"]
+        );
+        let query = source.queries.borrow()[0].clone();
+        assert_eq!(query.text, "recursive");
+        assert_eq!(query.sites, site_filter::parse("site:github.com").filter);
+        assert_eq!(browser_text(&query), "recursive github com");
+        // Only `site:`: the site's pages of the period.
+        let only = block_on(local_search(
+            &source,
+            "site:blog.example",
+            Period::Week,
+            NOW,
+        ))
+        .unwrap();
+        assert_eq!(urls(&only), ["https://blog.example/ctes"]);
+        assert_eq!(source.queries.borrow()[1].text, "");
+        assert_eq!(browser_text(&source.queries.borrow()[1]), "blog example");
+    }
+
+    #[test]
     fn a_failing_source_is_an_error_not_an_empty_answer() {
         assert_eq!(
             block_on(local_search(&Broken, "x", Period::Day, NOW)),
@@ -302,7 +386,7 @@ mod tests {
                 item("https://old.example/ctes", "Recursive CTEs of old", 10),
             ]
         };
-        let all = browser_pages(items(), RESULT_LIMIT);
+        let all = browser_pages(items(), &SiteFilter::default(), RESULT_LIMIT);
         assert_eq!(
             urls(&all),
             [
@@ -313,10 +397,15 @@ mod tests {
         );
         assert_eq!(all[0].visit_count, 2);
         assert_eq!(
-            urls(&browser_pages(items(), 2)),
+            urls(&browser_pages(items(), &SiteFilter::default(), 2)),
             ["https://blog.example/ctes", "https://new.example/"]
         );
-        assert!(browser_pages(items(), 0).is_empty());
+        assert!(browser_pages(items(), &SiteFilter::default(), 0).is_empty());
+        let blog = site_filter::parse("site:blog.example").filter;
+        assert_eq!(
+            urls(&browser_pages(items(), &blog, RESULT_LIMIT)),
+            ["https://blog.example/ctes"]
+        );
     }
 
     #[test]
@@ -354,9 +443,50 @@ mod tests {
                 0,
                 "Nothing in your history for the last 3 months.",
             ),
+            (
+                "site:github.com cte  cycles",
+                Period::Week,
+                0,
+                "Nothing from github.com in the last 7 days matches “cte cycles” — try the last 30 days.",
+            ),
+            (
+                "site:github.com",
+                Period::Week,
+                0,
+                "Nothing from github.com in the last 7 days — try the last 30 days.",
+            ),
+            (
+                "site:github.com",
+                Period::Quarter,
+                0,
+                "Nothing from github.com in the last 3 months — try another site.",
+            ),
+            (
+                "cte site:a.com site:b.com",
+                Period::Quarter,
+                0,
+                "Nothing from a.com or b.com in the last 3 months matches “cte” — try fewer or other words, or another site.",
+            ),
+            (
+                "-site:a.com cte",
+                Period::Day,
+                0,
+                "Nothing outside a.com in the last 24 hours matches “cte” — try the last 7 days.",
+            ),
+            (
+                "site:https:// cte",
+                Period::Day,
+                0,
+                "Nothing in the last 24 hours matches “site:https:// cte” — try the last 7 days.",
+            ),
         ];
         for (question, period, found, expected) in rows {
             assert_eq!(outcome_message(question, *period, *found), *expected);
         }
+        assert_eq!(no_match_yet("cte"), "No match yet — press Enter to search.");
+        assert_eq!(
+            no_match_yet("site:github.com cte"),
+            "No match yet from github.com — press Enter to search."
+        );
     }
 }

@@ -19,6 +19,7 @@ use crate::gemini::{DEFAULT_MODEL, FALLBACK_MODEL};
 use crate::history::Page;
 use crate::period::Period;
 use crate::search::{PageQuery, PageSource, no_results_message};
+use crate::site_filter;
 
 /// Pages asked of the source per keyword (its [`PageQuery::limit`]): it belongs to the pipeline,
 /// which alone knows how the budget spends them. A keyword takes at most 10 pages in the first
@@ -190,6 +191,10 @@ pub struct AiAnswer {
 
 /// Runs an AI search: keywords from `model`, candidates from `history` (pages already cleaned and
 /// merged, offered to the budget as they come), ranking by `model`. `progress` hears each step.
+///
+/// The question's `site:` terms ([`crate::site_filter`]) never reach the model: it is sent the
+/// words alone, and every candidate is a page of those sites (the source is asked for them, and
+/// any other page it gives is dropped before the budget).
 pub async fn ai_search<H: PageSource, M: LanguageModel>(
     history: &H,
     model: &M,
@@ -215,9 +220,11 @@ pub async fn ai_search<H: PageSource, M: LanguageModel>(
         },
     };
     let count = input.depth.keyword_count();
+    let asked = site_filter::parse(&input.question);
+    let words = asked.words.trim();
 
     (session.progress)(Progress::Expanding);
-    let request = expansion_request(&input.question, input.depth, &session.answer.model_used);
+    let request = expansion_request(words, input.depth, &session.answer.model_used);
     let mut skip_ranking = false;
     let keywords = match session.call(request).await {
         Ok(reply) => parse::keywords(&reply.text, count).ok(),
@@ -231,7 +238,7 @@ pub async fn ai_search<H: PageSource, M: LanguageModel>(
     session.answer.keywords = keywords.unwrap_or_else(|| {
         session.answer.keywords_from_fallback = true;
         session.answer.notices.push(Notice::KeywordsFromQuestion);
-        parse::fallback_keywords(&input.question, count)
+        parse::fallback_keywords(words, count)
     });
 
     let start_ms = input.period.start_ms(input.now_ms);
@@ -243,13 +250,15 @@ pub async fn ai_search<H: PageSource, M: LanguageModel>(
         }
         let query = PageQuery {
             text: keyword.clone(),
+            sites: asked.filter.clone(),
             start_ms,
             limit: KEYWORD_FETCH_LIMIT,
         };
-        let Ok(pages) = history.pages(&query).await else {
+        let Ok(mut pages) = history.pages(&query).await else {
             session.answer.notices.push(Notice::HistoryUnavailable);
             return session.answer;
         };
+        pages.retain(|page| asked.filter.allows(&page.url));
         let offer = budget.offer(index, pages);
         (session.progress)(Progress::Searching {
             candidates: budget.len(),
@@ -276,7 +285,8 @@ pub async fn ai_search<H: PageSource, M: LanguageModel>(
     (session.progress)(Progress::Ranking);
     let Some((request, kept)) = fitted_ranking_request(
         session.model,
-        &input,
+        words,
+        input.now_ms,
         &candidates,
         &session.answer.model_used,
     )
@@ -326,16 +336,17 @@ pub async fn ai_search<H: PageSource, M: LanguageModel>(
 /// the last candidates), with how many candidates it holds; `None` when not even one fits.
 async fn fitted_ranking_request<M: LanguageModel>(
     model: &M,
-    input: &AiInput,
+    question: &str,
+    now_ms: i64,
     candidates: &[Page],
     model_name: &str,
 ) -> Option<(ModelRequest, usize)> {
     let mut fit = Fit::all(candidates.len());
     for _ in 0..=MAX_FIT_ROUNDS {
         let request = ranking_request_with(
-            &input.question,
+            question,
             &candidates[..fit.keep],
-            input.now_ms,
+            now_ms,
             model_name,
             fit.title_chars,
         );

@@ -160,9 +160,33 @@ pub fn choose(provider: Provider, has_key: bool, on_device: Availability) -> Cho
     }
 }
 
+/// The engine that answers `question` when `engine` was chosen: a question of `site:` terms only
+/// ([`crate::site_filter::SiteQuestion::only_sites`]) lists the sites' most recent pages, which
+/// the local search does at once; there is nothing to ask a model.
+pub fn engine_for(question: &str, engine: Engine) -> Engine {
+    match crate::site_filter::parse(question).only_sites() {
+        true => Engine::Local,
+        false => engine,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_of_site_terms_only_is_answered_locally() {
+        for engine in [Engine::Local, Engine::Gemini, Engine::OnDevice] {
+            assert_eq!(engine_for("site:github.com", engine), Engine::Local);
+            assert_eq!(
+                engine_for(" site:a.com  -site:b.a.com ", engine),
+                Engine::Local
+            );
+            assert_eq!(engine_for("site:github.com cte", engine), engine);
+            assert_eq!(engine_for("site:https://", engine), engine);
+            assert_eq!(engine_for("cte", engine), engine);
+        }
+    }
 
     #[test]
     fn choices() {

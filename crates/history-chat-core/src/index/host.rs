@@ -39,6 +39,7 @@ use crate::history::{HistoryItem, RemovedVisits};
 use crate::index::{Hit, Index};
 use crate::messages::{IndexProgress, Request, Response};
 use crate::period::{DAY_MS, HOUR_MS};
+use crate::site_filter;
 
 /// Changes are saved this long after the first unsaved one: a burst of visits (a page with
 /// redirects, a session restore) costs one write, and Chrome keeps the worker alive far longer
@@ -319,13 +320,20 @@ impl Host {
                 query,
                 start_ms,
                 limit,
-            } => pages(index.search(query, *start_ms, now_ms, *limit), *start_ms),
+            } => {
+                let asked = site_filter::parse(query);
+                pages(
+                    index.search_in(&asked.words, &asked.filter, *start_ms, now_ms, *limit),
+                    *start_ms,
+                )
+            }
             Request::Keyword {
                 keyword,
+                sites,
                 start_ms,
                 limit,
             } => pages(
-                index.search_keyword(keyword, *start_ms, now_ms, *limit),
+                index.search_keyword_in(keyword, sites, *start_ms, now_ms, *limit),
                 *start_ms,
             ),
             // Topic search's requests are the semantic index's (`semantic::host`), not this one's.

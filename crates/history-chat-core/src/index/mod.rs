@@ -47,6 +47,7 @@ pub use persist::{FORMAT_VERSION, LoadError};
 use crate::clean::clean_url;
 use crate::history::{HistoryItem, Page};
 use crate::percent::{InvalidUtf8, percent_decode};
+use crate::site_filter::SiteFilter;
 use score::FieldCounts;
 use text::{Parts, Scratch, Stemmers, fold_words_with};
 
@@ -337,11 +338,16 @@ impl Index {
 
     /// The most recently visited pages whose last visit is at or after `start_ms`, newest first.
     pub fn recent(&self, start_ms: i64, limit: usize) -> Vec<Page> {
+        self.recent_in(&SiteFilter::default(), start_ms, limit)
+    }
+
+    /// [`Index::recent`] among the pages `sites` allows.
+    pub fn recent_in(&self, sites: &SiteFilter, start_ms: i64, limit: usize) -> Vec<Page> {
         let mut docs: Vec<&Doc> = self
             .docs
             .iter()
             .flatten()
-            .filter(|doc| doc.last_visit_ms >= start_ms)
+            .filter(|doc| doc.last_visit_ms >= start_ms && sites.allows(&doc.url))
             .collect();
         let by_recency = |a: &&Doc, b: &&Doc| {
             b.last_visit_ms
@@ -365,11 +371,25 @@ impl Index {
     /// A query with no searchable word (empty, stop words, punctuation, emoji) gives the most
     /// recent pages of the period, with score 0.
     pub fn search(&self, query: &str, start_ms: i64, now_ms: i64, limit: usize) -> Vec<Hit> {
+        self.search_in(query, &SiteFilter::default(), start_ms, now_ms, limit)
+    }
+
+    /// [`Index::search`] among the pages `sites` allows ([`crate::site_filter`]): the others are
+    /// left out before ranking, so the best `limit` are the filter's best. `query` is the
+    /// question's words, its `site:` terms taken out ([`crate::site_filter::parse`]).
+    pub fn search_in(
+        &self,
+        query: &str,
+        sites: &SiteFilter,
+        start_ms: i64,
+        now_ms: i64,
+        limit: usize,
+    ) -> Vec<Hit> {
         let typing = !query.ends_with(char::is_whitespace);
         let words = self.plan(query, typing);
         if words.is_empty() {
             return self
-                .recent(start_ms, limit)
+                .recent_in(sites, start_ms, limit)
                 .into_iter()
                 .map(|page| Hit {
                     page,
@@ -378,13 +398,25 @@ impl Index {
                 })
                 .collect();
         }
-        self.run(&words, start_ms, now_ms, limit)
+        self.run(&words, sites, start_ms, now_ms, limit)
     }
 
     /// Whether a page last visited at or after `start_ms` matches every word of `query`
     /// ([`Hit::complete`]) among the `limit` best: the words alone found what was asked.
     pub fn finds_every_word(&self, query: &str, start_ms: i64, now_ms: i64, limit: usize) -> bool {
-        self.search(query, start_ms, now_ms, limit)
+        self.finds_every_word_in(query, &SiteFilter::default(), start_ms, now_ms, limit)
+    }
+
+    /// [`Index::finds_every_word`] among the pages `sites` allows.
+    pub fn finds_every_word_in(
+        &self,
+        query: &str,
+        sites: &SiteFilter,
+        start_ms: i64,
+        now_ms: i64,
+        limit: usize,
+    ) -> bool {
+        self.search_in(query, sites, start_ms, now_ms, limit)
             .iter()
             .any(|hit| hit.complete)
     }
@@ -399,11 +431,23 @@ impl Index {
         now_ms: i64,
         limit: usize,
     ) -> Vec<Hit> {
+        self.search_keyword_in(keyword, &SiteFilter::default(), start_ms, now_ms, limit)
+    }
+
+    /// [`Index::search_keyword`] among the pages `sites` allows (left out before ranking).
+    pub fn search_keyword_in(
+        &self,
+        keyword: &str,
+        sites: &SiteFilter,
+        start_ms: i64,
+        now_ms: i64,
+        limit: usize,
+    ) -> Vec<Hit> {
         let words = self.plan(keyword, true);
         if words.is_empty() {
             return Vec::new();
         }
-        self.run(&words, start_ms, now_ms, limit)
+        self.run(&words, sites, start_ms, now_ms, limit)
     }
 
     /// Approximate heap memory held by the index, in bytes (capacities of its vectors, strings and
@@ -770,12 +814,21 @@ impl Index {
         terms
     }
 
-    /// Scores every page matching at least one word and returns the best `limit`.
-    fn run(&self, words: &[Variants], start_ms: i64, now_ms: i64, limit: usize) -> Vec<Hit> {
+    /// Scores every page `sites` allows matching at least one word and returns the best `limit`.
+    fn run(
+        &self,
+        words: &[Variants],
+        sites: &SiteFilter,
+        start_ms: i64,
+        now_ms: i64,
+        limit: usize,
+    ) -> Vec<Hit> {
         if limit == 0 || self.live == 0 {
             return Vec::new();
         }
         let n = self.docs.len();
+        // Whether each page passes the filter: 0 not asked yet, 1 yes, 2 no (asked once a page).
+        let mut allowed = vec![if sites.is_empty() { 1u8 } else { 0 }; n];
         let live = self.live.max(1) as f32;
         let avg_title = self.title_len_sum as f32 / live;
         let avg_url = self.url_len_sum as f32 / live;
@@ -794,6 +847,12 @@ impl Index {
                         continue;
                     };
                     if doc.last_visit_ms < start_ms {
+                        continue;
+                    }
+                    if allowed[d] == 0 {
+                        allowed[d] = if sites.allows(&doc.url) { 1 } else { 2 };
+                    }
+                    if allowed[d] == 2 {
                         continue;
                     }
                     let title_norm = score::length_norm(doc.title_len, avg_title, score::TITLE_B);

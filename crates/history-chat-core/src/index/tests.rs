@@ -749,3 +749,53 @@ fn a_hit_is_complete_when_every_word_of_the_query_matched() {
     // The sourdough page, two days old, is not in the last day.
     assert!(!index.finds_every_word("sourdough starter", NOW - DAY_MS, NOW, 10));
 }
+
+#[test]
+fn a_site_filter_leaves_other_sites_out_before_ranking() {
+    let index = Index::build([
+        // The best match for the words, of another site, visited often.
+        item(
+            "https://blog.example/recursive-cte-cycles",
+            "Recursive CTE cycles explained",
+            1,
+            50,
+        ),
+        item("https://gist.github.com/x/cte", "cte notes: cycles", 20, 1),
+        item("https://github.com/org/repo", "Repository home", 2, 1),
+        item("https://github.com/org/other", "Other repository", 4, 1),
+    ]);
+    let github = crate::site_filter::parse("site:github.com").filter;
+    // With room for one page only, the filter's best is found, not cut away by the other site's.
+    let hits = index.search_in("cte cycles", &github, 0, NOW, 1);
+    assert_eq!(urls(&hits), ["https://gist.github.com/x/cte"]);
+    assert!(hits[0].complete);
+    assert!(index.finds_every_word_in("cte cycles", &github, 0, NOW, 5));
+    let gitlab = crate::site_filter::parse("site:gitlab.com").filter;
+    assert!(index.search_in("cte cycles", &gitlab, 0, NOW, 5).is_empty());
+    assert!(!index.finds_every_word_in("cte cycles", &gitlab, 0, NOW, 5));
+    // No words: the site's most recent pages of the period.
+    assert_eq!(
+        urls(&index.search_in("", &github, NOW - 7 * DAY_MS, NOW, 10)),
+        [
+            "https://github.com/org/repo",
+            "https://github.com/org/other"
+        ]
+    );
+    // A keyword too, and an exclusion.
+    let not_gist = crate::site_filter::parse("-site:gist.github.com").filter;
+    assert_eq!(
+        urls(&index.search_keyword_in("cycles", &not_gist, 0, NOW, 10)),
+        ["https://blog.example/recursive-cte-cycles"]
+    );
+    // The host's answer parses the question as typed.
+    assert_eq!(
+        urls(&index.search_in(
+            &crate::site_filter::parse("site:GitHub.com cte ").words,
+            &github,
+            0,
+            NOW,
+            10
+        )),
+        ["https://gist.github.com/x/cte"]
+    );
+}

@@ -63,6 +63,7 @@ use super::{
     STANDOUT_Z_BESIDE_WORDS, SemanticProgress, SemanticStatus, UnavailableReason, Vectors, Words,
 };
 use crate::history::Page;
+use crate::site_filter::SiteFilter;
 
 /// Passages per [`Action::Embed`]. A passage of up to [`super::PASSAGE_MAX_CHARS`] characters is
 /// about 100 tokens, tens of milliseconds for the model in WebAssembly; the question of a search
@@ -465,9 +466,24 @@ impl SemanticHost {
         limit: usize,
         words: Words,
     ) -> Vec<(String, f32)> {
+        self.search_in(query, &SiteFilter::default(), start_ms, limit, words)
+    }
+
+    /// [`SemanticHost::search`] among the pages `sites` allows: the stand-out cut is computed
+    /// over those pages alone ([`Vectors::scan_in`]).
+    pub fn search_in(
+        &self,
+        query: &[f32],
+        sites: &SiteFilter,
+        start_ms: i64,
+        limit: usize,
+        words: Words,
+    ) -> Vec<(String, f32)> {
         match self.phase {
             Phase::Live | Phase::Loading(_) => {
-                let scan = self.vectors.scan(query, start_ms, limit, SIMILARITY_FLOOR);
+                let scan = self
+                    .vectors
+                    .scan_in(query, sites, start_ms, limit, SIMILARITY_FLOOR);
                 let best = scan.hits.first().map(|&(_, similarity)| similarity);
                 let cut = standout_cut(best, scan.pages, scan.mean, scan.deviation, words);
                 let mut hits = scan.hits;

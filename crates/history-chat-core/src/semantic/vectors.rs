@@ -18,6 +18,7 @@ use rustc_hash::FxHashMap as HashMap;
 use super::DIM;
 use super::quantised::{Quantised, dot_bytes, to_bytes};
 use super::record::{RecordError, RecordRef};
+use crate::site_filter::SiteFilter;
 
 /// What is kept for one page.
 #[derive(Debug, Clone, PartialEq)]
@@ -250,7 +251,22 @@ impl Vectors {
     /// [`Vectors::search`], with the similarity's mean and deviation over every page of the
     /// period (above the floor or not), computed in the same pass.
     pub fn scan(&self, query: &[f32], start_ms: i64, limit: usize, floor: f32) -> Scan {
+        self.scan_in(query, &SiteFilter::default(), start_ms, limit, floor)
+    }
+
+    /// [`Vectors::scan`] over the pages `sites` allows only ([`crate::site_filter`]): the others
+    /// are neither hits nor counted in the mean and deviation, so a page stands out among its
+    /// site's pages.
+    pub fn scan_in(
+        &self,
+        query: &[f32],
+        sites: &SiteFilter,
+        start_ms: i64,
+        limit: usize,
+        floor: f32,
+    ) -> Scan {
         let mut scan = Scan::default();
+        let filtered = !sites.is_empty();
         let Some(query) = Quantised::from_f32(query) else {
             return scan;
         };
@@ -264,7 +280,7 @@ impl Vectors {
             .zip(&self.visits)
             .enumerate()
         {
-            if visit < start_ms {
+            if visit < start_ms || (filtered && !sites.allows(&self.urls[slot])) {
                 continue;
             }
             let similarity = dot_bytes(page, &query) as f32 * scale * query_scale;
@@ -380,6 +396,34 @@ mod tests {
             scan.deviation
         );
         assert_eq!(scan.hits, everything[..2].to_vec());
+    }
+
+    #[test]
+    fn a_filtered_scan_counts_and_finds_only_the_sites_pages() {
+        let query = unit_vector(10);
+        let mut vectors = Vectors::new();
+        let pages = [
+            ("https://github.com/a", 0.95_f32),
+            ("https://gist.github.com/b", 0.6),
+            ("https://blog.example/c", 0.99),
+            ("https://blog.example/d", 0.2),
+        ];
+        for (i, (url, similarity)) in pages.into_iter().enumerate() {
+            let other = unit_vector(20 + i as u64);
+            vectors.insert(
+                url.to_owned(),
+                entry(&near(&query, &other, similarity), 100),
+            );
+        }
+        let github = crate::site_filter::parse("site:github.com").filter;
+        let scan = vectors.scan_in(&query, &github, 0, 10, f32::MIN);
+        assert_eq!(scan.pages, 2);
+        let found: Vec<&str> = scan.hits.iter().map(|(u, _)| u.as_str()).collect();
+        assert_eq!(found, ["https://github.com/a", "https://gist.github.com/b"]);
+        let mean = (f64::from(scan.hits[0].1) + f64::from(scan.hits[1].1)) / 2.0;
+        assert!((scan.mean - mean).abs() < 1e-6, "{} vs {mean}", scan.mean);
+        // The unfiltered scan is unchanged.
+        assert_eq!(vectors.scan(&query, 0, 10, f32::MIN).pages, 4);
     }
 
     #[test]

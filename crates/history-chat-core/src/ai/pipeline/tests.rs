@@ -717,3 +717,61 @@ fn progress_messages_name_the_step() {
         assert_eq!(progress.message(), expected);
     }
 }
+
+#[test]
+fn site_terms_never_reach_the_model_and_only_their_pages_are_candidates() {
+    let history = Table::new(big_history());
+    let model = Scripted::new([
+        keywords_reply(5),
+        reply(r#"[{"id": 1, "reason": "First page"}]"#),
+    ]);
+    let (answer, _) = search(
+        &history,
+        &model,
+        input("site:SITE1.example pages about k1x", Depth::Superficial),
+    );
+    let requests = model.requests.borrow();
+    assert_eq!(model.kinds(), [CallKind::Expansion, CallKind::Ranking]);
+    for request in requests.iter() {
+        assert!(
+            !request.prompt.to_lowercase().contains("site:"),
+            "{}",
+            request.prompt
+        );
+    }
+    assert!(requests[0].prompt.contains("pages about k1x"));
+    // The source was asked for the site's pages (the table ignores it: the pipeline drops the rest).
+    let expected = crate::site_filter::parse("site:site1.example").filter;
+    assert!(history.queries.borrow().iter().all(|q| q.sites == expected));
+    let lines = candidate_lines(&requests[1]);
+    assert_eq!(lines.len(), answer.candidate_count);
+    assert!(answer.candidate_count > 0);
+    assert!(
+        lines.iter().all(|l| l
+            .rsplit('|')
+            .next()
+            .is_some_and(|u| u.starts_with("site1.example/"))),
+        "{lines:?}"
+    );
+    assert_eq!(urls(&answer), ["https://site1.example/page/0"]);
+}
+
+#[test]
+fn nothing_of_the_site_names_it_and_calls_no_ranking() {
+    let history = Table::new(big_history());
+    let model = Scripted::new([keywords_reply(5)]);
+    let (answer, _) = search(
+        &history,
+        &model,
+        input("k0x site:nowhere.example", Depth::Superficial),
+    );
+    assert_eq!(model.kinds(), [CallKind::Expansion]);
+    assert_eq!(answer.candidate_count, 0);
+    assert_eq!(
+        answer.notices,
+        [Notice::NothingFound {
+            message: "Nothing from nowhere.example in the last 7 days matches “k0x” — try the last 30 days."
+                .into()
+        }]
+    );
+}

@@ -316,6 +316,7 @@ fn a_request_in_each_state() {
     };
     let keyword = || Request::Keyword {
         keyword: "recursive".into(),
+        sites: Default::default(),
         start_ms: 0,
         limit: 5,
     };
@@ -686,4 +687,37 @@ fn every_removal_is_forgotten_in_the_conversation_whatever_the_state() {
             "{state}"
         );
     }
+}
+
+#[test]
+fn a_search_reads_the_questions_site_terms_and_a_keyword_its_filter() {
+    let sim = Sim::built(history());
+    // "filler page" matches every filler page: the filter keeps site7's only.
+    let (found, indexing) = sim.search("site:SITE7.example filler page", 0);
+    assert_eq!(indexing, None);
+    assert_eq!(found.len(), 10);
+    assert!(
+        found
+            .iter()
+            .all(|u| u.starts_with("https://site7.example/")),
+        "{found:?}"
+    );
+    // Only `site:`: the site's most recent pages.
+    let (recent, _) = sim.search("site:cuisine.example", 0);
+    assert_eq!(recent, [CREME]);
+    // Excluded, and nothing of an unknown site.
+    assert!(!sim.finds("-site:cuisine.example creme", CREME));
+    assert!(sim.search("site:nowhere.example creme", 0).0.is_empty());
+    // A keyword is never read for `site:` terms; its filter comes with it.
+    let keyword = |keyword: &str, sites: &str| match sim.ask(Request::Keyword {
+        keyword: keyword.into(),
+        sites: crate::site_filter::parse(sites).filter,
+        start_ms: 0,
+        limit: 10,
+    }) {
+        Reply::Now(Response::Pages { pages, .. }) => urls(&pages),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(keyword("recursive", "site:blog.example"), [CTE]);
+    assert!(keyword("recursive", "site:cuisine.example").is_empty());
 }
