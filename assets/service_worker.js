@@ -27,3 +27,16 @@ chrome.history.onVisited.addListener((item) => {
 chrome.history.onVisitRemoved.addListener((removed) => {
   ready.then(() => worker.on_visit_removed(removed)).catch(report('forgetting removed pages'));
 });
+
+// The address-bar keyword (`hc`): suggestions from the local index, Enter opens the page.
+chrome.omnibox.onInputStarted.addListener(() => {
+  ready.then(() => worker.on_input_started()).catch(report('starting the address-bar keyword'));
+});
+
+chrome.omnibox.onInputChanged.addListener((text, suggest) => {
+  ready.then(() => worker.on_input_changed(text, suggest)).catch(report('suggesting pages in the address bar'));
+});
+
+chrome.omnibox.onInputEntered.addListener((text, disposition) => {
+  ready.then(() => worker.on_input_entered(text, disposition)).catch(report('opening a page from the address bar'));
+});

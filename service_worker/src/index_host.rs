@@ -89,6 +89,11 @@ pub fn words(query: &str, sites: &SiteFilter, start_ms: i64) -> Words {
     if found { Words::Found } else { Words::Missed }
 }
 
+/// How many pages the lexical index holds (0 while it is not loaded).
+pub fn page_count() -> usize {
+    HOST.with_borrow(|host| host.index().map_or(0, |index| index.len()))
+}
+
 /// Every page of the lexical index, newest first.
 pub fn all_pages() -> Vec<Page> {
     HOST.with_borrow(|host| {

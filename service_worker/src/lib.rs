@@ -7,9 +7,11 @@
 //! newest first, the first time), kept in step with `chrome.history`'s events, and asked by the
 //! pages through [`history_chat_core::messages`]. Beside it, the semantic index ([`semantic_host`],
 //! glue around the core's `semantic::host`) follows the lexical one's pages and has them
-//! understood by the on-device model, hosted by an offscreen document.
+//! understood by the on-device model, hosted by an offscreen document. The address-bar keyword
+//! ([`omnibox`]) suggests the lexical index's pages as the user types after `hc`.
 
 mod index_host;
+mod omnibox;
 mod semantic_host;
 
 use history_chat_bindings::{messages, storage};
@@ -68,4 +70,25 @@ pub fn on_visit_removed(removed: JsValue) {
     if let Ok(removed) = messages::read_removed(&removed) {
         index_host::removed(removed);
     }
+}
+
+/// `chrome.omnibox.onInputStarted`: the user typed the keyword (`hc`).
+#[wasm_bindgen]
+pub async fn on_input_started() -> Result<(), JsError> {
+    omnibox::started().await?;
+    Ok(())
+}
+
+/// `chrome.omnibox.onInputChanged`: suggests the local index's pages for `text` through `suggest`.
+#[wasm_bindgen]
+pub async fn on_input_changed(text: JsValue, suggest: js_sys::Function) -> Result<(), JsError> {
+    omnibox::changed(text.as_string().unwrap_or_default(), suggest).await?;
+    Ok(())
+}
+
+/// `chrome.omnibox.onInputEntered`: opens what Enter picked, where `disposition` says.
+#[wasm_bindgen]
+pub async fn on_input_entered(text: JsValue, disposition: JsValue) -> Result<(), JsError> {
+    omnibox::entered_text(text.as_string().unwrap_or_default(), disposition).await?;
+    Ok(())
 }

@@ -15,6 +15,7 @@ pub mod http;
 pub mod idb;
 mod js_json;
 pub mod messages;
+pub mod omnibox;
 pub mod on_device;
 pub mod permissions;
 pub mod runtime;

@@ -23,6 +23,8 @@
 //!   they keep; applied before ranking by every search.
 //! - [`messages`]: the one request/response enum between the extension's pages and its service
 //!   worker.
+//! - [`omnibox`]: the address-bar keyword: suggestions (escaped XML, matched words marked), the
+//!   default suggestion, and what Enter opens.
 //! - [`ai`]: AI mode: engine choice, keyword expansion, budgeted retrieval and ranking, against a
 //!   model trait.
 //! - [`gemini`]: the Gemini API's wire format: request bodies, and what responses mean.
@@ -40,6 +42,7 @@ pub mod history;
 pub mod index;
 mod lenient;
 pub mod messages;
+pub mod omnibox;
 mod percent;
 pub mod period;
 pub mod search;
