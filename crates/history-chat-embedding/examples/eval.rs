@@ -25,6 +25,7 @@ use history_chat_core::history::{Page, clean_and_merge};
 use history_chat_core::index::eval::{EvalHistory, EvalQuery, RECALL_AT, SMART_POOL};
 use history_chat_core::index::{Index, RRF_K, fuse_with_browser, literal, rrf};
 use history_chat_core::messages::SEMANTIC_POOL;
+use history_chat_core::semantic::host::StandoutRule;
 use history_chat_core::semantic::{
     self, Entry, Quantised, SIMILARITY_FLOOR, SIMILARITY_MARGIN, STANDOUT_MIN_PAGES, STANDOUT_Z,
     STANDOUT_Z_BESIDE_WORDS, Vectors, Words, fuse_semantic,
@@ -106,15 +107,8 @@ enum Cut {
     Shipped,
     /// An absolute floor alone.
     Floor(f32),
-    /// The shipped rule's shape with other parameters: at least `floor`, within `margin` of the
-    /// best, and `z` standard deviations above the mean (`beside` when the words found a page);
-    /// nothing with too few pages.
-    Standout {
-        floor: f32,
-        margin: Option<f32>,
-        z: Option<f32>,
-        beside: Option<f32>,
-    },
+    /// The shipped rule's shape with other parameters.
+    Standout(StandoutRule),
 }
 
 impl Cut {
@@ -122,49 +116,10 @@ impl Cut {
         match self {
             Cut::Shipped => semantic::host::standout_floor(all, words),
             Cut::Floor(floor) => floor,
-            Cut::Standout {
-                floor,
-                margin,
-                z,
-                beside,
-            } => {
-                let Some(&(_, best)) = all.first() else {
-                    return floor;
-                };
-                if all.len() < STANDOUT_MIN_PAGES {
-                    return f32::INFINITY;
-                }
-                let z = match words {
-                    Words::Missed => z,
-                    Words::Found => beside,
-                };
-                let mut cut = floor;
-                if let Some(margin) = margin {
-                    cut = cut.max(best - margin);
-                }
-                if let Some(z) = z {
-                    let n = all.len() as f64;
-                    let mean = all.iter().map(|&(_, s)| f64::from(s)).sum::<f64>() / n;
-                    let variance = all
-                        .iter()
-                        .map(|&(_, s)| (f64::from(s) - mean).powi(2))
-                        .sum::<f64>()
-                        / n;
-                    cut = cut.max((mean + f64::from(z) * variance.sqrt()) as f32);
-                }
-                cut
-            }
+            Cut::Standout(rule) => rule.floor_among(all, words),
         }
     }
 }
-
-/// The shipped rule, spelled out with its constants: must answer as [`Cut::Shipped`].
-const SHIPPED_SPELLED: Cut = Cut::Standout {
-    floor: SIMILARITY_FLOOR,
-    margin: Some(SIMILARITY_MARGIN),
-    z: Some(STANDOUT_Z),
-    beside: Some(STANDOUT_Z_BESIDE_WORDS),
-};
 
 fn run() -> Result<(), String> {
     let verbose = std::env::args().any(|a| a == "-v");
@@ -200,9 +155,6 @@ fn run() -> Result<(), String> {
         semantic::MIN_QUESTION_CHARS,
     );
     let semantic = answers(&data, &int8, Cut::Shipped, true);
-    if semantic != answers(&data, &int8, SHIPPED_SPELLED, true) {
-        return Err("the spelled-out shipped cut answers otherwise than standout_floor".into());
-    }
     let fused = fuse(&data, &semantic, Fusion::Shipped);
     let lexical_r = recalls(&data, &data.lexical);
     let semantic_r = recalls(&data, &semantic);
@@ -219,12 +171,10 @@ fn run() -> Result<(), String> {
     // The calibration's pick: the shipped rule with the least deviation that lets no nonsense
     // question through (the gate kept).
     let calibrated = ZS.into_iter().flatten().find_map(|z| {
-        let cut = Cut::Standout {
-            floor: SIMILARITY_FLOOR,
-            margin: Some(SIMILARITY_MARGIN),
+        let cut = Cut::Standout(StandoutRule {
             z: Some(z),
-            beside: Some(STANDOUT_Z_BESIDE_WORDS),
-        };
+            ..StandoutRule::SHIPPED
+        });
         let semantic = answers(&data, &int8, cut, true);
         (nonsense_through(&data, &semantic) == 0).then_some((z, semantic))
     });
@@ -382,12 +332,11 @@ fn run() -> Result<(), String> {
     );
     for z in ZS {
         for margin in MARGINS {
-            let cut = Cut::Standout {
-                floor: SIMILARITY_FLOOR,
+            let cut = Cut::Standout(StandoutRule {
                 margin,
                 z,
-                beside: Some(STANDOUT_Z_BESIDE_WORDS),
-            };
+                ..StandoutRule::SHIPPED
+            });
             let gated = answers(&data, &int8, cut, true);
             let ungated = answers(&data, &int8, cut, false);
             let row = Row::new(&data, &gated, &ungated, &lexical_r);
@@ -452,12 +401,10 @@ fn beside_words(data: &Data, int8: &Similarities, lexical_r: &[f64]) {
         data.topic.len(),
     );
     for beside in [Some(STANDOUT_Z), Some(3.0), Some(3.5), None] {
-        let cut = Cut::Standout {
-            floor: SIMILARITY_FLOOR,
-            margin: Some(SIMILARITY_MARGIN),
-            z: Some(STANDOUT_Z),
-            beside: beside.or(Some(f32::INFINITY)),
-        };
+        let cut = Cut::Standout(StandoutRule {
+            z_beside_words: beside.or(Some(f32::INFINITY)),
+            ..StandoutRule::SHIPPED
+        });
         let semantic = answers(data, int8, cut, true);
         let r = recalls(data, &fuse(data, &semantic, Fusion::Shipped));
         let with_topic = found.iter().filter(|&&i| !semantic[i].is_empty()).count();

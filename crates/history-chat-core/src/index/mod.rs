@@ -401,13 +401,8 @@ impl Index {
         self.run(&words, sites, start_ms, now_ms, limit)
     }
 
-    /// Whether a page last visited at or after `start_ms` matches every word of `query`
-    /// ([`Hit::complete`]) among the `limit` best: the words alone found what was asked.
-    pub fn finds_every_word(&self, query: &str, start_ms: i64, now_ms: i64, limit: usize) -> bool {
-        self.finds_every_word_in(query, &SiteFilter::default(), start_ms, now_ms, limit)
-    }
-
-    /// [`Index::finds_every_word`] among the pages `sites` allows.
+    /// Whether a page that `sites` allows, last visited at or after `start_ms`, matches every word
+    /// of `query` ([`Hit::complete`]) among the `limit` best: the words alone found what was asked.
     pub fn finds_every_word_in(
         &self,
         query: &str,

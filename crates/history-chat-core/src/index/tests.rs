@@ -741,13 +741,19 @@ fn a_hit_is_complete_when_every_word_of_the_query_matched() {
         assert_eq!(got, want, "{query:?}");
         let every = want.iter().any(|&(_, complete)| complete);
         assert_eq!(
-            index.finds_every_word(query, 0, NOW, 10),
+            index.finds_every_word_in(query, &SiteFilter::default(), 0, NOW, 10),
             every,
             "{query:?}"
         );
     }
     // The sourdough page, two days old, is not in the last day.
-    assert!(!index.finds_every_word("sourdough starter", NOW - DAY_MS, NOW, 10));
+    assert!(!index.finds_every_word_in(
+        "sourdough starter",
+        &SiteFilter::default(),
+        NOW - DAY_MS,
+        NOW,
+        10
+    ));
 }
 
 #[test]

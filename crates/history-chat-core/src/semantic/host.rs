@@ -106,25 +106,86 @@ pub const STORE_CHUNK_RECORDS: usize = 2_000;
 /// thread 3–7 ms (the whole of a 50,000-page history in one event: 60–160 ms).
 pub const PAGES_PER_EVENT: usize = 2_000;
 
-/// The least similarity a hit needs among `all` (every page of the period, most similar first):
-/// [`SIMILARITY_FLOOR`], within [`SIMILARITY_MARGIN`] of the best, and [`STANDOUT_Z`] standard
-/// deviations above the period's mean similarity to this question ([`STANDOUT_Z_BESIDE_WORDS`]
-/// when the words found a page). With fewer than [`STANDOUT_MIN_PAGES`] pages to compare with,
-/// nothing is a hit (infinity).
-pub fn standout_floor(all: &[(String, f32)], words: Words) -> f32 {
-    let n = all.len().max(1) as f64;
-    let mean = all.iter().map(|&(_, s)| f64::from(s)).sum::<f64>() / n;
-    let variance = all
-        .iter()
-        .map(|&(_, s)| (f64::from(s) - mean).powi(2))
-        .sum::<f64>()
-        / n;
-    let best = all.first().map(|&(_, similarity)| similarity);
-    standout_cut(best, all.len(), mean, variance.sqrt(), words)
+/// The stand-out rule's parameters. What ships is [`StandoutRule::SHIPPED`]; the evaluation
+/// (`history-chat-embedding`'s `eval` example) tries others with the same code.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StandoutRule {
+    /// The least similarity of any hit.
+    pub floor: f32,
+    /// A hit is within this of the best page's similarity; `None`: no such bound.
+    pub margin: Option<f32>,
+    /// Standard deviations above the period's mean a hit stands, when the words found nothing;
+    /// `None`: no such bound.
+    pub z: Option<f32>,
+    /// The same, beside a page the words found ([`Words::Found`]).
+    pub z_beside_words: Option<f32>,
 }
 
-/// [`standout_floor`] from the period's statistics ([`super::vectors::Scan`]): `best` is the best
-/// similarity (none: no hit), `pages` how many pages the mean and deviation are over.
+impl StandoutRule {
+    /// What ships: at least [`SIMILARITY_FLOOR`], within [`SIMILARITY_MARGIN`] of the best, and
+    /// [`STANDOUT_Z`] standard deviations above the mean ([`STANDOUT_Z_BESIDE_WORDS`] beside the
+    /// words' pages).
+    pub const SHIPPED: StandoutRule = StandoutRule {
+        floor: SIMILARITY_FLOOR,
+        margin: Some(SIMILARITY_MARGIN),
+        z: Some(STANDOUT_Z),
+        z_beside_words: Some(STANDOUT_Z_BESIDE_WORDS),
+    };
+
+    /// The least similarity a hit needs among `all` (every page of the period, most similar
+    /// first). With fewer than [`STANDOUT_MIN_PAGES`] pages to compare with, nothing is a hit
+    /// (infinity).
+    pub fn floor_among(self, all: &[(String, f32)], words: Words) -> f32 {
+        let n = all.len().max(1) as f64;
+        let mean = all.iter().map(|&(_, s)| f64::from(s)).sum::<f64>() / n;
+        let variance = all
+            .iter()
+            .map(|&(_, s)| (f64::from(s) - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        let best = all.first().map(|&(_, similarity)| similarity);
+        self.cut(best, all.len(), mean, variance.sqrt(), words)
+    }
+
+    /// [`StandoutRule::floor_among`] from the period's statistics ([`super::vectors::Scan`]):
+    /// `best` is the best similarity (none: no hit), `pages` how many pages the mean and
+    /// deviation are over.
+    pub fn cut(
+        self,
+        best: Option<f32>,
+        pages: usize,
+        mean: f64,
+        deviation: f64,
+        words: Words,
+    ) -> f32 {
+        let Some(best) = best else {
+            return self.floor;
+        };
+        if pages < STANDOUT_MIN_PAGES {
+            return f32::INFINITY;
+        }
+        let z = match words {
+            Words::Missed => self.z,
+            Words::Found => self.z_beside_words,
+        };
+        let mut cut = self.floor;
+        if let Some(margin) = self.margin {
+            cut = cut.max(best - margin);
+        }
+        if let Some(z) = z {
+            cut = cut.max((mean + f64::from(z) * deviation) as f32);
+        }
+        cut
+    }
+}
+
+/// The least similarity a hit needs among `all` under the shipped rule
+/// ([`StandoutRule::SHIPPED`], [`StandoutRule::floor_among`]).
+pub fn standout_floor(all: &[(String, f32)], words: Words) -> f32 {
+    StandoutRule::SHIPPED.floor_among(all, words)
+}
+
+/// [`standout_floor`] from the period's statistics ([`StandoutRule::cut`]).
 pub fn standout_cut(
     best: Option<f32>,
     pages: usize,
@@ -132,19 +193,7 @@ pub fn standout_cut(
     deviation: f64,
     words: Words,
 ) -> f32 {
-    let Some(best) = best else {
-        return SIMILARITY_FLOOR;
-    };
-    if pages < STANDOUT_MIN_PAGES {
-        return f32::INFINITY;
-    }
-    let z = match words {
-        Words::Missed => STANDOUT_Z,
-        Words::Found => STANDOUT_Z_BESIDE_WORDS,
-    };
-    SIMILARITY_FLOOR
-        .max(best - SIMILARITY_MARGIN)
-        .max((mean + f64::from(z) * deviation) as f32)
+    StandoutRule::SHIPPED.cut(best, pages, mean, deviation, words)
 }
 
 /// A stored record and its key, as IndexedDB holds it.
