@@ -211,7 +211,7 @@ pub fn Options() -> impl IntoView {
                     availability.set(Some(Availability::Available));
                     feedback.ok("The on-device model is ready.");
                 }
-                Err(failure) => feedback.fail(crate::popup::download_failure(&failure)),
+                Err(failure) => feedback.fail(failure.download_message()),
             }
             model.close();
             download.set(None);

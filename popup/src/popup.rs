@@ -7,12 +7,13 @@ use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::{ask_worker, ask_worker_within};
 use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{ChromeError, nonce, now_ms, runtime, storage, tabs};
-use history_chat_core::ai::model::{LanguageModel, ModelFailure};
-use history_chat_core::ai::pipeline::{AiInput, ai_search};
+use history_chat_core::ai::model::LanguageModel;
+use history_chat_core::ai::pipeline::{AiInput, Notice, ai_search};
 use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, choose, engine_for};
-use history_chat_core::conversation::{Mode, StoredTurn, Turn, TurnResult, turn_key};
+use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, turn_key};
 use history_chat_core::display::{display_title, readable_url, relative_time};
 use history_chat_core::history::Page;
+use history_chat_core::history::RankedPage;
 use history_chat_core::index::fuse_with_browser;
 use history_chat_core::index::host::{
     BROWSER_SEARCH_DEBOUNCE_MS, PROGRESS_REFRESH_MS, WORKER_PATIENCE_MS,
@@ -136,7 +137,7 @@ pub fn Popup() -> impl IntoView {
                 Some(known) => known,
                 None => on_device::availability().await,
             };
-            let Choice { engine, note } =
+            let Choice { engine, fallback } =
                 choose(current.provider, current.has_api_key(), known_availability);
             let engine = engine_for(&asked, engine);
             let (mut stored, problem) = match engine {
@@ -154,7 +155,7 @@ pub fn Popup() -> impl IntoView {
                 }
                 Engine::Gemini => {
                     let model = GeminiModel::new(current.api_key(), cancel);
-                    ask_ai(&model, Mode::Gemini, asked, period, &current, status).await
+                    ask_ai(&model, Engine::Gemini, asked, period, &current, status).await
                 }
                 Engine::OnDevice => {
                     let model = device.get_value();
@@ -166,14 +167,9 @@ pub fn Popup() -> impl IntoView {
                         Ok(()) => {
                             let search = model.for_search(cancel);
                             let (stored, problem) =
-                                ask_ai(&search, Mode::OnDevice, asked, period, &current, status)
+                                ask_ai(&search, Engine::OnDevice, asked, period, &current, status)
                                     .await;
-                            if stored
-                                .turn
-                                .ai
-                                .as_ref()
-                                .is_some_and(|ai| ai.model_unavailable)
-                            {
+                            if stored.turn.model_unavailable() {
                                 // The session died or the model went away: start afresh next time.
                                 model.close();
                                 availability.set(Some(on_device::availability().await));
@@ -184,14 +180,14 @@ pub fn Popup() -> impl IntoView {
                             model.close();
                             availability.set(Some(on_device::availability().await));
                             let mut local = ask_locally(asked, period, |_| ()).await;
-                            local.turn.note = Some(device_failure(&failure));
+                            local.turn.note = Some(TurnNote::OnDeviceFailed { failure });
                             (local, false)
                         }
                     }
                 }
             };
             if stored.turn.note.is_none() {
-                stored.turn.note = note;
+                stored.turn.note = fallback.map(TurnNote::Fallback);
             }
             status.set(match (&stored.turn.error, stored.turn.ai.is_some()) {
                 (Some(_), false) => String::new(),
@@ -199,7 +195,7 @@ pub fn Popup() -> impl IntoView {
             });
             if let Some(error) = &stored.turn.error {
                 set_alert.set(Some(AlertMessage {
-                    text: error.clone(),
+                    text: error.message(stored.turn.mode),
                     offer_options: problem,
                 }));
             }
@@ -298,7 +294,7 @@ pub fn Popup() -> impl IntoView {
                 Ok(()) => availability.set(Some(Availability::Available)),
                 Err(failure) => {
                     model.close();
-                    set_alert.set(AlertMessage::new(download_failure(&failure)));
+                    set_alert.set(AlertMessage::new(failure.download_message()));
                 }
             }
             download.set(None);
@@ -435,30 +431,6 @@ fn hint(engine: Engine) -> &'static str {
     }
 }
 
-/// The note of a turn answered locally because the on-device model could not start.
-fn device_failure(failure: &ModelFailure) -> String {
-    match failure {
-        ModelFailure::Unavailable { reason } => {
-            format!("The on-device model is not available ({reason}). Searched locally.")
-        }
-        other => format!("{} Searched locally.", other.user_message(Engine::OnDevice)),
-    }
-}
-
-/// The alert when a download the user asked for fails.
-pub(crate) fn download_failure(failure: &ModelFailure) -> String {
-    match failure {
-        ModelFailure::Unavailable { reason } => {
-            format!("The on-device model could not be downloaded ({reason}).")
-        }
-        ModelFailure::Cancelled => "The download was cancelled.".to_owned(),
-        other => format!(
-            "The on-device model could not be downloaded: {}",
-            other.user_message(Engine::OnDevice)
-        ),
-    }
-}
-
 fn open_options(set_alert: WriteSignal<Option<AlertMessage>>) {
     spawn_local(async move {
         if let Err(error) = runtime::open_options_page().await {
@@ -481,7 +453,7 @@ fn view_key(stored: &StoredTurn) -> (String, Vec<String>, Option<String>) {
             .iter()
             .map(|r| r.page.url.clone())
             .collect(),
-        stored.turn.note.clone(),
+        stored.turn.note.as_ref().map(TurnNote::message),
     )
 }
 
@@ -712,33 +684,36 @@ async fn smart_local_search(
 async fn ask_locally(question: String, period: Period, early: impl Fn(StoredTurn)) -> StoredTurn {
     let at_ms = now_ms();
     let key = turn_key(at_ms, nonce());
-    let show_early = |pages: &[Page], note: Option<&str>| {
+    let show_early = |pages: &[Page], note: Option<TurnNote>| {
         let mut turn = Turn::local(at_ms, &question, period, Ok(pages.to_vec()));
-        turn.note = note.map(str::to_owned);
+        turn.note = note;
         early(StoredTurn {
             key: key.clone(),
             turn,
         });
     };
-    let outcome = smart_local_search(&question, period, at_ms, |partial, progress| {
-        show_early(partial, Some(progress.filling_in()))
+    let outcome = smart_local_search(&question, period, at_ms, |partial, _| {
+        show_early(partial, Some(TurnNote::FillingIn))
     })
     .await;
     let indexing = outcome.as_ref().ok().and_then(|(_, progress)| *progress);
     let outcome = match outcome {
         Ok((pages, _)) => {
             if !pages.is_empty() {
-                show_early(&pages, indexing.map(|progress| progress.notice()));
+                show_early(
+                    &pages,
+                    indexing.map(|progress| TurnNote::Indexing { progress }),
+                );
             }
             let topics = understand(&question, period.start_ms(at_ms)).await;
             Ok(with_topics(&pages, &topics))
         }
-        Err(error) => Err(format!(
-            "Your history could not be searched ({error}). Try again in a moment."
-        )),
+        Err(error) => Err(TurnError::HistoryUnreadable {
+            detail: error.to_string(),
+        }),
     };
     let mut turn = Turn::local(at_ms, &question, period, outcome);
-    turn.note = indexing.map(|progress| progress.notice().to_owned());
+    turn.note = indexing.map(|progress| TurnNote::Indexing { progress });
     StoredTurn { key, turn }
 }
 
@@ -746,30 +721,32 @@ async fn ask_locally(question: String, period: Period, early: impl Fn(StoredTurn
 /// failure (if any) is fixed in the options page.
 async fn ask_ai(
     model: &impl LanguageModel,
-    mode: Mode,
+    engine: Engine,
     question: String,
     period: Period,
     settings: &Settings,
     status: RwSignal<String>,
 ) -> (StoredTurn, bool) {
     let at_ms = now_ms();
+    let (model_name, fallback_model) = settings.models_for(engine);
     let input = AiInput {
         question: question.clone(),
         period,
         depth: settings.depth,
         now_ms: at_ms,
-        model: settings.model_name().to_owned(),
+        model: model_name,
+        fallback_model,
     };
     let answer = ai_search(&IndexedHistory, model, input, &mut |progress| {
-        status.set(progress.message())
+        status.set(progress.message(engine))
     })
     .await;
-    let settings_problem = mode == Mode::Gemini
+    let settings_problem = engine == Engine::Gemini
         && answer
             .failure
             .as_ref()
             .is_some_and(|failure| failure.is_settings_problem());
-    let turn = Turn::from_ai(at_ms, &question, period, mode, settings.depth, answer);
+    let turn = Turn::from_ai(at_ms, &question, period, engine, settings.depth, answer);
     (
         StoredTurn {
             key: turn_key(at_ms, nonce()),
@@ -795,7 +772,7 @@ fn LiveView(answer: LiveAnswer) -> impl IntoView {
                 <p class="notice">{no_match_yet(&answer.typed)}</p>
             </Show>
             <ul role="list" class="results">
-                {answer.pages.into_iter().map(|page| view! { <ResultItem result=TurnResult::from(page) now/> }).collect_view()}
+                {answer.pages.into_iter().map(|page| view! { <ResultItem result=RankedPage::from(page) now/> }).collect_view()}
             </ul>
         </section>
     }
@@ -822,7 +799,7 @@ fn TurnView(turn: Turn) -> impl IntoView {
     let notices = turn
         .ai
         .as_ref()
-        .map(|ai| ai.notices.clone())
+        .map(|ai| ai.notices.iter().map(Notice::message).collect::<Vec<_>>())
         .unwrap_or_default();
     let keywords = turn
         .ai
@@ -831,12 +808,12 @@ fn TurnView(turn: Turn) -> impl IntoView {
         .unwrap_or_default();
     let error = turn
         .error
-        .clone()
-        .map(|error| view! { <p class="notice error">{error}</p> });
+        .as_ref()
+        .map(|error| view! { <p class="notice error">{error.message(turn.mode)}</p> });
     let note = turn
         .note
-        .clone()
-        .map(|note| view! { <p class="notice">{note}</p> });
+        .as_ref()
+        .map(|note| view! { <p class="notice">{note.message()}</p> });
     let answer = match (turn.results.is_empty(), &turn.error, &turn.ai) {
         (false, _, _) => view! {
             <ul role="list" class="results">
@@ -874,7 +851,7 @@ fn TurnView(turn: Turn) -> impl IntoView {
 /// One page of an answer: a single link (title, readable URL, last visit) that opens it in a tab,
 /// and the model's reason when there is one.
 #[component]
-fn ResultItem(result: TurnResult, now: i64) -> impl IntoView {
+fn ResultItem(result: RankedPage, now: i64) -> impl IntoView {
     let Alert(set_alert) = expect_context::<Alert>();
     let page = result.page;
     let title = display_title(&page.title, &page.url);

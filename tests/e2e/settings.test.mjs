@@ -278,3 +278,37 @@ test('retention "forever" keeps old messages', async () => {
     await ext.close();
   }
 });
+
+test('stored failures and notes are worded when shown, for the engine that answered; older sentences show as they are', async () => {
+  const ext = await launch();
+  try {
+    const now = Date.now();
+    const setup = await ext.openPage('manifest.json');
+    const turn = (minutesAgo, question, fields) => ({
+      [logKey(now - minutesAgo * 60_000, `typed${String(minutesAgo).padStart(3, '0')}`)]: {
+        atMs: now - minutesAgo * 60_000, question, period: '7d', results: [], ...fields,
+      },
+    });
+    await storageSet(setup, 'local', {
+      ...turn(40, 'on device timed out', { mode: 'onDevice', error: { kind: 'model', failure: { kind: 'timeout' } }, ai: { depth: 'regular', notices: [] } }),
+      ...turn(30, 'gemini timed out', { mode: 'gemini', error: { kind: 'model', failure: { kind: 'timeout' } }, ai: { depth: 'regular', notices: [{ kind: 'unranked' }] } }),
+      ...turn(20, 'no key', { mode: 'local', note: { kind: 'fallback', why: 'noApiKey' } }),
+      ...turn(10, 'from an older version', { mode: 'gemini', error: 'An older sentence, kept as written.', ai: { depth: 'regular', notices: ['An older notice.'] } }),
+    });
+    const popup = await openPopup(ext);
+    await waitForSettled(popup, POPUP_STARTUP);
+    const notices = await popup.evaluate(() => Object.fromEntries([...document.querySelectorAll('article.turn')].map((t) => [
+      t.querySelector('p.question')?.textContent.trim(),
+      [...t.querySelectorAll('p.notice')].map((p) => p.textContent.trim()),
+    ])));
+    assert.deepEqual(notices['on device timed out'], ["Chrome's built-in model took too long to answer. Try again."], JSON.stringify(notices));
+    assert.deepEqual(notices['gemini timed out'], ['Gemini took too long to answer. Try again.', 'Showing the first 5 matches, not ranked by the model.'], JSON.stringify(notices));
+    assert.deepEqual(notices['no key'], ['No Gemini API key is set: add one in Options. Searched locally.', 'Nothing in the last 7 days matches “no key” — try the last 30 days.'], JSON.stringify(notices));
+    assert.deepEqual(notices['from an older version'], ['An older sentence, kept as written.', 'An older notice.'], JSON.stringify(notices));
+    assert.equal(await alertText(popup), '', 'stored turns raise no alert');
+    await flushEvents(ext, popup);
+    ext.assertNoErrors();
+  } finally {
+    await ext.close();
+  }
+});

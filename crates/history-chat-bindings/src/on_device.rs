@@ -6,9 +6,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use history_chat_core::ai::fit::ContextUse;
-use history_chat_core::ai::model::{LanguageModel, ModelFailure, ModelReply, ModelRequest};
-use history_chat_core::ai::prompts::json_schema;
+use history_chat_core::ai::model::{
+    ContextUse, LanguageModel, ModelFailure, ModelReply, ModelRequest,
+};
 use history_chat_core::ai::provider::Availability;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -154,10 +154,8 @@ impl LanguageModel for OnDeviceSearch {
             return Err(ModelFailure::Cancelled);
         }
         let session = self.model.session()?;
-        let schema = to_js(API, &json_schema(&request.schema)).map_err(|error| {
-            ModelFailure::Unavailable {
-                reason: error.to_string(),
-            }
+        let schema = to_js(API, &request.schema).map_err(|error| ModelFailure::Unavailable {
+            reason: error.to_string(),
         })?;
         let signal = self.cancel.signal_value();
         let promise =

@@ -13,11 +13,12 @@ use serde_json::Value;
 
 use crate::ai::Depth;
 use crate::ai::model::{ModelFailure, Usage};
-use crate::ai::pipeline::AiAnswer;
-use crate::ai::provider::Engine;
+use crate::ai::pipeline::{AiAnswer, Notice};
+use crate::ai::provider::{Engine, Fallback};
 use crate::clean::clean_url;
-use crate::history::{Page, RemovedVisits};
+use crate::history::{Page, RankedPage, RemovedVisits};
 use crate::lenient::or_default;
+use crate::messages::IndexProgress;
 use crate::period::Period;
 use crate::settings::Retention;
 
@@ -27,64 +28,6 @@ pub const KEY_PREFIX: &str = "log:";
 /// Turns kept at most, newest first, whatever the retention: `chrome.storage.local` holds 10 MB and
 /// a turn with 20 results takes about 5 KB, so this stays far below the quota.
 pub const MAX_TURNS: usize = 200;
-
-/// Which engine answered a turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Mode {
-    /// Searched on this device with the browser's history search; nothing left the machine.
-    #[default]
-    Local,
-    /// Keywords and ranking by Gemini, with the user's API key.
-    Gemini,
-    /// Keywords and ranking by Chrome's built-in model, on the device.
-    OnDevice,
-}
-
-impl Mode {
-    /// The engine of this mode.
-    pub const fn engine(self) -> Engine {
-        match self {
-            Mode::Local => Engine::Local,
-            Mode::Gemini => Engine::Gemini,
-            Mode::OnDevice => Engine::OnDevice,
-        }
-    }
-
-    /// How the popup names the engine that answered.
-    pub const fn label(self) -> &'static str {
-        match self {
-            Mode::Local => "Local",
-            Mode::Gemini => "Gemini",
-            Mode::OnDevice => "On-device",
-        }
-    }
-}
-
-/// A page of an answer, with the model's reason when a model ranked it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TurnResult {
-    /// The page.
-    #[serde(flatten)]
-    pub page: Page,
-    /// Why the model picked it, one line; empty in local mode or when unranked.
-    #[serde(
-        default,
-        skip_serializing_if = "String::is_empty",
-        deserialize_with = "or_default"
-    )]
-    pub reason: String,
-}
-
-impl From<Page> for TurnResult {
-    fn from(page: Page) -> TurnResult {
-        TurnResult {
-            page,
-            reason: String::new(),
-        }
-    }
-}
 
 /// How an AI turn was made: what the popup shows on demand, and what it cost.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -105,22 +48,101 @@ pub struct AiDetails {
     /// Candidates sent for ranking.
     #[serde(deserialize_with = "or_default")]
     pub candidate_count: usize,
-    /// What the user was told about fallbacks, one sentence each.
+    /// What the user is told about how the answer was made, worded when shown
+    /// ([`Notice::message`]).
     #[serde(deserialize_with = "or_default")]
-    pub notices: Vec<String>,
+    pub notices: Vec<Notice>,
     /// Tokens used (`usageMetadata`, summed over the calls).
     #[serde(deserialize_with = "or_default")]
     pub usage: Usage,
     /// The user cancelled the search.
     #[serde(deserialize_with = "or_default")]
     pub cancelled: bool,
-    /// The model itself was unavailable (on-device: session gone, model removed): the host should
-    /// start a new session before the next question.
-    #[serde(
-        deserialize_with = "or_default",
-        skip_serializing_if = "std::ops::Not::not"
-    )]
-    pub model_unavailable: bool,
+}
+
+/// Why a turn has no answer, or only a partial one. Stored as a value and worded when shown
+/// ([`TurnError::message`]), for the engine that answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum TurnError {
+    /// The browser's history could not be searched.
+    HistoryUnreadable {
+        /// The browser's reason.
+        detail: String,
+    },
+    /// The model failed; the turn holds what the pipeline's fallbacks found.
+    Model {
+        /// What failed.
+        failure: ModelFailure,
+    },
+    /// The user cancelled; the turn holds what was found until then.
+    Cancelled,
+    /// A sentence stored by an earlier version, shown as it is.
+    #[serde(untagged)]
+    Worded(String),
+}
+
+impl TurnError {
+    /// One sentence for the user: what happened and what to do. `engine` names the model that
+    /// failed.
+    pub fn message(&self, engine: Engine) -> String {
+        match self {
+            TurnError::HistoryUnreadable { detail } => {
+                format!("Your history could not be searched ({detail}). Try again in a moment.")
+            }
+            TurnError::Model { failure } => failure.user_message(engine),
+            TurnError::Cancelled => "Search cancelled.".to_owned(),
+            TurnError::Worded(text) => text.clone(),
+        }
+    }
+
+    /// Whether the fix is in the options page (key, permissions, region, model).
+    pub fn is_settings_problem(&self) -> bool {
+        matches!(self, TurnError::Model { failure } if failure.is_settings_problem())
+    }
+}
+
+/// A line about how a turn was answered. Stored as a value, worded when shown
+/// ([`TurnNote::message`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum TurnNote {
+    /// Not by the engine the user chose, and why.
+    Fallback(Fallback),
+    /// Chrome's built-in model could not start: searched locally.
+    OnDeviceFailed {
+        /// Why it could not.
+        failure: ModelFailure,
+    },
+    /// Shown over what the incomplete index found while Chrome's own search is still running.
+    FillingIn,
+    /// The index did not yet reach back to the period's start: Chrome's own search filled in.
+    Indexing {
+        /// How far the index had got.
+        progress: IndexProgress,
+    },
+    /// A sentence stored by an earlier version, shown as it is.
+    #[serde(untagged)]
+    Worded(String),
+}
+
+impl TurnNote {
+    /// One sentence for the user.
+    pub fn message(&self) -> String {
+        match self {
+            TurnNote::Fallback(fallback) => fallback.message(),
+            TurnNote::OnDeviceFailed {
+                failure: ModelFailure::Unavailable { reason },
+            } => format!("The on-device model is not available ({reason}). Searched locally."),
+            TurnNote::OnDeviceFailed { failure } => format!(
+                "{} Searched locally.",
+                failure.user_message(Engine::OnDevice)
+            ),
+            TurnNote::FillingIn => IndexProgress::default().filling_in().to_owned(),
+            TurnNote::Indexing { progress } => progress.notice().to_owned(),
+            TurnNote::Worded(text) => text.clone(),
+        }
+    }
 }
 
 /// One question and its answer.
@@ -138,24 +160,25 @@ pub struct Turn {
     pub period: Period,
     /// The engine that answered.
     #[serde(default, deserialize_with = "or_default")]
-    pub mode: Mode,
+    pub mode: Engine,
     /// The pages found, best first.
     #[serde(default, deserialize_with = "or_default")]
-    pub results: Vec<TurnResult>,
+    pub results: Vec<RankedPage>,
     /// What went wrong, when the search failed or fell back.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "or_default"
     )]
-    pub error: Option<String>,
-    /// A line about how the question was answered (why not by the engine the user chose).
+    pub error: Option<TurnError>,
+    /// A line about how the question was answered (why not by the engine the user chose, or how
+    /// far the index had got).
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "or_default"
     )]
-    pub note: Option<String>,
+    pub note: Option<TurnNote>,
     /// How an AI turn was made; `None` in local mode.
     #[serde(
         default,
@@ -166,22 +189,28 @@ pub struct Turn {
 }
 
 impl Turn {
+    /// Whether the model itself was unavailable (on-device: session gone, model removed): the host
+    /// should start a new session before the next question.
+    pub fn model_unavailable(&self) -> bool {
+        matches!(&self.error, Some(TurnError::Model { failure }) if failure.is_unavailable())
+    }
+
     /// A local-mode turn: the pages found, or what went wrong.
     pub fn local(
         at_ms: i64,
         question: &str,
         period: Period,
-        outcome: Result<Vec<Page>, String>,
+        outcome: Result<Vec<Page>, TurnError>,
     ) -> Turn {
         let (results, error) = match outcome {
-            Ok(pages) => (pages.into_iter().map(TurnResult::from).collect(), None),
+            Ok(pages) => (pages.into_iter().map(RankedPage::from).collect(), None),
             Err(error) => (Vec::new(), Some(error)),
         };
         Turn {
             at_ms,
             question: question.trim().to_owned(),
             period,
-            mode: Mode::Local,
+            mode: Engine::Local,
             results,
             error,
             note: None,
@@ -190,18 +219,18 @@ impl Turn {
     }
 
     /// An AI turn from the pipeline's answer: picks with their reasons, the failure (if any) as the
-    /// error, the notices as sentences.
+    /// error, the notices as they are.
     pub fn from_ai(
         at_ms: i64,
         question: &str,
         period: Period,
-        mode: Mode,
+        mode: Engine,
         depth: Depth,
         answer: AiAnswer,
     ) -> Turn {
-        let error = match (&answer.failure, answer.cancelled) {
-            (_, true) => Some("Search cancelled.".to_owned()),
-            (Some(failure), false) => Some(failure.user_message(mode.engine())),
+        let error = match (answer.failure, answer.cancelled) {
+            (_, true) => Some(TurnError::Cancelled),
+            (Some(failure), false) => Some(TurnError::Model { failure }),
             (None, false) => None,
         };
         Turn {
@@ -209,14 +238,7 @@ impl Turn {
             question: question.trim().to_owned(),
             period,
             mode,
-            results: answer
-                .picks
-                .into_iter()
-                .map(|pick| TurnResult {
-                    page: pick.page,
-                    reason: pick.reason,
-                })
-                .collect(),
+            results: answer.picks.into_iter().collect(),
             error,
             note: None,
             ai: Some(AiDetails {
@@ -225,17 +247,9 @@ impl Turn {
                 keywords: answer.keywords,
                 keywords_from_question: answer.keywords_from_fallback,
                 candidate_count: answer.candidate_count,
-                notices: answer
-                    .notices
-                    .iter()
-                    .map(|notice| notice.message())
-                    .collect(),
+                notices: answer.notices,
                 usage: answer.usage,
                 cancelled: answer.cancelled,
-                model_unavailable: answer
-                    .failure
-                    .as_ref()
-                    .is_some_and(ModelFailure::is_unavailable),
             }),
         }
     }
@@ -422,7 +436,8 @@ mod tests {
     #[test]
     fn ai_turns_keep_reasons_keywords_notices_and_usage() {
         use crate::ai::model::ModelFailure;
-        use crate::ai::pipeline::{Notice, RankedPage};
+        use crate::ai::pipeline::Notice;
+        use crate::history::RankedPage;
         let page = turn(NOW, "x").results[0].page.clone();
         let answer = AiAnswer {
             keywords: vec!["recursive".into(), "cte".into()],
@@ -447,7 +462,7 @@ mod tests {
             NOW,
             " q ",
             Period::Month,
-            Mode::Gemini,
+            Engine::Gemini,
             Depth::Exhaustive,
             answer,
         );
@@ -459,14 +474,155 @@ mod tests {
         assert_eq!(value["ai"]["usage"]["totalTokens"], 15);
         assert_eq!(value["ai"]["depth"], "exhaustive");
         assert_eq!(
-            turn.error.as_deref(),
-            Some(
-                ModelFailure::Overloaded
-                    .user_message(Engine::Gemini)
-                    .as_str()
-            )
+            value["error"],
+            json!({"kind": "model", "failure": {"kind": "overloaded"}})
         );
+        assert_eq!(value["ai"]["notices"], json!([{"kind": "unranked"}]));
+        assert_eq!(
+            turn.error.as_ref().map(|error| error.message(turn.mode)),
+            Some(ModelFailure::Overloaded.user_message(Engine::Gemini))
+        );
+        assert!(!turn.model_unavailable());
         assert_eq!(serde_json::from_value::<Turn>(value).unwrap(), turn);
+    }
+
+    #[test]
+    fn failures_and_notes_are_stored_as_values_and_worded_for_the_engine_that_answered() {
+        let timeout = TurnError::Model {
+            failure: ModelFailure::Timeout,
+        };
+        let rows: &[(TurnError, Engine, Value, &str)] = &[
+            (
+                timeout.clone(),
+                Engine::OnDevice,
+                json!({"kind": "model", "failure": {"kind": "timeout"}}),
+                "Chrome's built-in model took too long to answer. Try again.",
+            ),
+            (
+                timeout,
+                Engine::Gemini,
+                json!({"kind": "model", "failure": {"kind": "timeout"}}),
+                "Gemini took too long to answer. Try again.",
+            ),
+            (
+                TurnError::Cancelled,
+                Engine::Gemini,
+                json!({"kind": "cancelled"}),
+                "Search cancelled.",
+            ),
+            (
+                TurnError::HistoryUnreadable {
+                    detail: "backend gone".into(),
+                },
+                Engine::Local,
+                json!({"kind": "historyUnreadable", "detail": "backend gone"}),
+                "Your history could not be searched (backend gone). Try again in a moment.",
+            ),
+        ];
+        for (error, engine, stored, worded) in rows {
+            assert_eq!(&serde_json::to_value(error).unwrap(), stored);
+            assert_eq!(
+                &serde_json::from_value::<TurnError>(stored.clone()).unwrap(),
+                error
+            );
+            assert_eq!(error.message(*engine), *worded);
+        }
+
+        let notes: &[(TurnNote, Value, &str)] = &[
+            (
+                TurnNote::Fallback(Fallback::NoApiKey),
+                json!({"kind": "fallback", "why": "noApiKey"}),
+                "No Gemini API key is set: add one in Options. Searched locally.",
+            ),
+            (
+                TurnNote::OnDeviceFailed {
+                    failure: ModelFailure::Unavailable {
+                        reason: "session destroyed".into(),
+                    },
+                },
+                json!({"kind": "onDeviceFailed", "failure": {"kind": "unavailable", "reason": "session destroyed"}}),
+                "The on-device model is not available (session destroyed). Searched locally.",
+            ),
+            (
+                TurnNote::OnDeviceFailed {
+                    failure: ModelFailure::Timeout,
+                },
+                json!({"kind": "onDeviceFailed", "failure": {"kind": "timeout"}}),
+                "Chrome's built-in model took too long to answer. Try again. Searched locally.",
+            ),
+            (
+                TurnNote::Indexing {
+                    progress: IndexProgress {
+                        pages: 10,
+                        since_ms: None,
+                    },
+                },
+                json!({"kind": "indexing", "progress": {"pages": 10, "sinceMs": null}}),
+                "Indexing your history… meanwhile these come from Chrome's own search.",
+            ),
+        ];
+        for (note, stored, worded) in notes {
+            assert_eq!(&serde_json::to_value(note).unwrap(), stored);
+            assert_eq!(
+                &serde_json::from_value::<TurnNote>(stored.clone()).unwrap(),
+                note
+            );
+            assert_eq!(note.message(), *worded);
+        }
+    }
+
+    #[test]
+    fn turns_stored_with_sentences_by_earlier_versions_show_them_as_they_are() {
+        let value = json!({
+            "atMs": NOW,
+            "question": "q",
+            "mode": "onDevice",
+            "error": "Gemini returned an empty answer. Try again.",
+            "note": "Searched locally.",
+            "ai": {"notices": ["Showing the first 5 matches, not ranked by the model."], "modelUnavailable": true},
+        });
+        let turn: Turn = serde_json::from_value(value).unwrap();
+        assert_eq!(
+            turn.error,
+            Some(TurnError::Worded(
+                "Gemini returned an empty answer. Try again.".into()
+            ))
+        );
+        assert_eq!(
+            turn.error.as_ref().map(|e| e.message(turn.mode)).as_deref(),
+            Some("Gemini returned an empty answer. Try again.")
+        );
+        assert_eq!(
+            turn.note,
+            Some(TurnNote::Worded("Searched locally.".into()))
+        );
+        assert_eq!(
+            turn.ai.as_ref().map(|ai| ai.notices.clone()),
+            Some(vec![Notice::Worded(
+                "Showing the first 5 matches, not ranked by the model.".into()
+            )])
+        );
+        // A kind this version does not know is dropped, not shown as raw data.
+        let future: Turn = serde_json::from_value(json!({
+            "atMs": NOW, "question": "q", "error": {"kind": "somethingNew"}, "note": {"kind": "later"}
+        }))
+        .unwrap();
+        assert_eq!((future.error, future.note), (None, None));
+    }
+
+    #[test]
+    fn a_model_that_went_away_is_read_from_the_turns_failure() {
+        let mut turn = turn(NOW, "q");
+        turn.error = Some(TurnError::Model {
+            failure: ModelFailure::Unavailable {
+                reason: "gone".into(),
+            },
+        });
+        assert!(turn.model_unavailable());
+        turn.error = Some(TurnError::Model {
+            failure: ModelFailure::Timeout,
+        });
+        assert!(!turn.model_unavailable());
     }
 
     #[test]
@@ -541,7 +697,7 @@ mod tests {
         let turn = &loaded.turns[0].turn;
         assert_eq!(
             (turn.question.as_str(), turn.period, turn.mode),
-            ("q", Period::Week, Mode::Local)
+            ("q", Period::Week, Engine::Local)
         );
         assert!(turn.results.is_empty());
     }

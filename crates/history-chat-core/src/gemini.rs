@@ -88,6 +88,42 @@ pub fn endpoint_path(model: &str) -> Result<String, InvalidModelName> {
     ))
 }
 
+/// A request's JSON Schema in Gemini's `responseSchema` shape (its OpenAPI subset): types in upper
+/// case (`"ARRAY"`), and each object's `propertyOrdering` taken from its `required` list, so the
+/// answer gives the fields in that order (JSON Schema itself has no field order).
+pub fn response_schema(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => {
+            let mut out: serde_json::Map<String, Value> = map
+                .iter()
+                .map(|(key, value)| {
+                    let value = match (key.as_str(), value) {
+                        ("type", Value::String(kind)) => Value::String(kind.to_uppercase()),
+                        // Property names are data, not schemas: only their values are mapped.
+                        ("properties", Value::Object(properties)) => Value::Object(
+                            properties
+                                .iter()
+                                .map(|(name, property)| (name.clone(), response_schema(property)))
+                                .collect(),
+                        ),
+                        ("required", required) => required.clone(),
+                        _ => response_schema(value),
+                    };
+                    (key.clone(), value)
+                })
+                .collect();
+            if map.contains_key("properties")
+                && let Some(required) = map.get("required")
+            {
+                out.insert("propertyOrdering".into(), required.clone());
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(response_schema).collect()),
+        other => other.clone(),
+    }
+}
+
 /// How thinking is kept to a minimum, by model family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Thinking {
@@ -127,7 +163,7 @@ pub fn request_body(request: &ModelRequest) -> Value {
     let mut config = json!({
         "maxOutputTokens": request.max_output_tokens,
         "responseMimeType": "application/json",
-        "responseSchema": request.schema,
+        "responseSchema": response_schema(&request.schema),
     });
     match thinking {
         Thinking::Off => {

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::clean::clean_url;
+use crate::lenient::or_default;
 
 /// One entry of `chrome.history.search`'s answer (`HistoryItem`), with the fields we use.
 ///
@@ -52,6 +53,32 @@ pub struct Page {
     /// The visits of all merged entries, summed.
     #[serde(default)]
     pub visit_count: u32,
+}
+
+/// A page of an answer, with the model's reason when a model ranked it: what the AI pipeline
+/// returns and what a stored turn keeps (the page's fields, plus `reason` when there is one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RankedPage {
+    /// The page.
+    #[serde(flatten)]
+    pub page: Page,
+    /// Why the model picked it, one line; empty in local mode or when unranked.
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "or_default"
+    )]
+    pub reason: String,
+}
+
+impl From<Page> for RankedPage {
+    fn from(page: Page) -> RankedPage {
+        RankedPage {
+            page,
+            reason: String::new(),
+        }
+    }
 }
 
 /// Cleans every item and merges those that clean to the same URL.

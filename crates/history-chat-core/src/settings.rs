@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::ai::Depth;
-use crate::ai::provider::Provider;
+use crate::ai::provider::{Engine, ON_DEVICE_MODEL, Provider};
 use crate::api_key::ApiKey;
-use crate::gemini::DEFAULT_MODEL;
+use crate::gemini::{DEFAULT_MODEL, FALLBACK_MODEL};
 use crate::lenient::or_default;
 use crate::period::{DAY_MS, Period};
 
@@ -189,6 +189,19 @@ impl Settings {
         }
     }
 
+    /// The model the AI pipeline asks when `engine` answers, and the one to try instead, once, if
+    /// it is gone: the configured Gemini model then [`FALLBACK_MODEL`]; Chrome's one built-in
+    /// model ([`ON_DEVICE_MODEL`], a name only recorded in the turn) with nothing instead.
+    pub fn models_for(&self, engine: Engine) -> (String, Option<String>) {
+        match engine {
+            Engine::Gemini => (
+                self.model_name().to_owned(),
+                Some(FALLBACK_MODEL.to_owned()),
+            ),
+            Engine::OnDevice | Engine::Local => (ON_DEVICE_MODEL.to_owned(), None),
+        }
+    }
+
     /// The settings as they are stored.
     pub fn to_stored(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
@@ -200,6 +213,22 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn each_engine_asks_its_own_model_and_only_gemini_has_a_fallback() {
+        let settings = Settings {
+            model: " gemini-2.5-pro ".into(),
+            ..Settings::default()
+        };
+        assert_eq!(
+            settings.models_for(Engine::Gemini),
+            ("gemini-2.5-pro".to_owned(), Some(FALLBACK_MODEL.to_owned()))
+        );
+        assert_eq!(
+            settings.models_for(Engine::OnDevice),
+            (ON_DEVICE_MODEL.to_owned(), None)
+        );
+    }
 
     #[test]
     fn defaults_are_seven_days_and_thirty_days_retention_and_no_key() {

@@ -1,6 +1,7 @@
 //! Fitting the ranking request into a small context window (Chrome's on-device model): first the
 //! titles get shorter, then the candidate list does, until the model says the prompt fits.
 
+use crate::ai::model::ContextUse;
 use crate::ai::prompts::TITLE_MAX_CHARS;
 
 /// The shortest titles go: still enough words to recognise a page.
@@ -12,22 +13,6 @@ const SAFETY: f64 = 0.9;
 
 /// Rounds of measure-and-shrink at most; each round cuts at least one candidate, usually far more.
 pub const MAX_FIT_ROUNDS: usize = 6;
-
-/// What the model said about a prompt: tokens it would take, tokens left in its window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ContextUse {
-    /// Tokens the prompt would use.
-    pub needed: u32,
-    /// Tokens available for it.
-    pub available: u32,
-}
-
-impl ContextUse {
-    /// Whether the prompt fits.
-    pub fn fits(self) -> bool {
-        self.needed <= self.available
-    }
-}
 
 /// How much of the candidate list to send, and how long titles may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

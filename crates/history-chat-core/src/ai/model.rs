@@ -10,7 +10,6 @@ use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ai::fit::ContextUse;
 use crate::ai::provider::Engine;
 
 /// Which of the pipeline's two calls a request is.
@@ -33,13 +32,29 @@ pub struct ModelRequest {
     pub system: String,
     /// The user turn: the question (and the candidates).
     pub prompt: String,
-    /// JSON schema of the expected output, in Gemini's `responseSchema` shape (OpenAPI subset,
-    /// uppercase types).
+    /// The expected output as a standard JSON Schema (lowercase types; `type`, `items`,
+    /// `properties`, `required`, `maxItems` only). Each client maps it to its wire format.
     pub schema: serde_json::Value,
     /// The most output tokens the answer needs (thinking not included).
     pub max_output_tokens: u32,
     /// Which call this is.
     pub kind: CallKind,
+}
+
+/// What the model said about a prompt: tokens it would take, tokens left in its window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextUse {
+    /// Tokens the prompt would use.
+    pub needed: u32,
+    /// Tokens available for it.
+    pub available: u32,
+}
+
+impl ContextUse {
+    /// Whether the prompt fits.
+    pub fn fits(self) -> bool {
+        self.needed <= self.available
+    }
 }
 
 /// Tokens a call used, as the provider reports them.
@@ -169,12 +184,7 @@ impl ModelFailure {
     /// (`engine`: a time limit, an empty, cut or declined answer can come from either model; the
     /// key, quota and server failures only from Gemini). The UI adds the link to Options.
     pub fn user_message(&self, engine: Engine) -> String {
-        let model = match engine {
-            Engine::Gemini => "Gemini",
-            Engine::OnDevice => "Chrome's built-in model",
-            // The local search has no model to fail; said plainly should it ever be asked.
-            Engine::Local => "The model",
-        };
+        let model = engine.model_name();
         match self {
             ModelFailure::KeyRejected => "Gemini refused the API key. Check it in Options.".into(),
             ModelFailure::PermissionDenied => {
@@ -227,6 +237,20 @@ impl ModelFailure {
                 "The question and candidates did not fit the on-device model; showing the best matches unranked."
                     .into()
             }
+        }
+    }
+
+    /// One sentence for the user when a download of Chrome's built-in model they asked for fails.
+    pub fn download_message(&self) -> String {
+        match self {
+            ModelFailure::Unavailable { reason } => {
+                format!("The on-device model could not be downloaded ({reason}).")
+            }
+            ModelFailure::Cancelled => "The download was cancelled.".to_owned(),
+            other => format!(
+                "The on-device model could not be downloaded: {}",
+                other.user_message(Engine::OnDevice)
+            ),
         }
     }
 
@@ -339,6 +363,26 @@ pub fn retry_delay_ms(failure: &ModelFailure, attempts_made: u32) -> Option<u32>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_download_says_what_stopped_it() {
+        let rows = [
+            (
+                ModelFailure::Unavailable {
+                    reason: "not enough disk".into(),
+                },
+                "The on-device model could not be downloaded (not enough disk).",
+            ),
+            (ModelFailure::Cancelled, "The download was cancelled."),
+            (
+                ModelFailure::Network,
+                "The on-device model could not be downloaded: Could not reach Chrome's built-in model. Check your connection.",
+            ),
+        ];
+        for (failure, expected) in rows {
+            assert_eq!(failure.download_message(), expected);
+        }
+    }
 
     #[test]
     fn retry_policy() {

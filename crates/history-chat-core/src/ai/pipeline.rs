@@ -15,8 +15,8 @@ use crate::ai::model::{
 };
 use crate::ai::parse;
 use crate::ai::prompts::{MAX_PICKS, expansion_request, ranking_request_with};
-use crate::gemini::{DEFAULT_MODEL, FALLBACK_MODEL};
-use crate::history::Page;
+use crate::ai::provider::Engine;
+use crate::history::{Page, RankedPage};
 use crate::period::Period;
 use crate::search::{PageQuery, PageSource, no_results_message};
 use crate::site_filter;
@@ -40,9 +40,11 @@ pub struct AiInput {
     pub depth: Depth,
     /// The current time, ms since the Unix epoch.
     pub now_ms: i64,
-    /// The configured model (`gemini-2.5-flash`; empty means [`DEFAULT_MODEL`]); replaced by
-    /// [`FALLBACK_MODEL`] if it is gone.
+    /// The model to ask, as the client names it (`gemini-2.5-flash`).
     pub model: String,
+    /// The model to ask instead, once, if `model` is gone (`gemini-flash-latest` for Gemini);
+    /// `None` when there is no other.
+    pub fallback_model: Option<String>,
 }
 
 /// Where the search is, for the popup's status line.
@@ -74,12 +76,12 @@ pub enum Progress {
 }
 
 impl Progress {
-    /// The popup's status line for this step.
-    pub fn message(&self) -> String {
+    /// The popup's status line for this step; `engine` names the model that is busy.
+    pub fn message(&self, engine: Engine) -> String {
         match self {
             Progress::Expanding => "Expanding your question…".to_owned(),
             Progress::Retrying { seconds, .. } => {
-                format!("Gemini is busy — retrying in {seconds} s…")
+                format!("{} is busy — retrying in {seconds} s…", engine.model_name())
             }
             Progress::Searching {
                 candidates, budget, ..
@@ -124,6 +126,9 @@ pub enum Notice {
         /// Candidates found.
         found: usize,
     },
+    /// A sentence stored by an earlier version, shown as it is.
+    #[serde(untagged)]
+    Worded(String),
 }
 
 impl Notice {
@@ -150,18 +155,9 @@ impl Notice {
             Notice::NoGoodMatch => {
                 "The model found no clear match; these are the closest pages.".into()
             }
+            Notice::Worded(text) => text.clone(),
         }
     }
-}
-
-/// A page in the answer, with the model's reason (empty when unranked).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RankedPage {
-    /// The page.
-    pub page: Page,
-    /// Why it was picked, one line; empty when not ranked by the model.
-    pub reason: String,
 }
 
 /// The outcome of an AI search.
@@ -213,11 +209,9 @@ pub async fn ai_search<H: PageSource, M: LanguageModel>(
             failure: None,
             usage: Usage::default(),
             cancelled: false,
-            model_used: match input.model.trim() {
-                "" => DEFAULT_MODEL.to_owned(),
-                model => model.to_owned(),
-            },
+            model_used: input.model.trim().to_owned(),
         },
+        fallback_model: input.fallback_model,
     };
     let count = input.depth.keyword_count();
     let asked = site_filter::parse(&input.question);
@@ -367,11 +361,13 @@ struct Session<'a, M, P> {
     model: &'a M,
     progress: &'a mut P,
     answer: AiAnswer,
+    /// The model to switch to once if the asked one is gone.
+    fallback_model: Option<String>,
 }
 
 impl<M: LanguageModel, P: FnMut(Progress)> Session<'_, M, P> {
-    /// Calls the model with retries ([`retry_delay_ms`]), switching once to [`FALLBACK_MODEL`] if
-    /// the model is gone. Usage is added to the answer.
+    /// Calls the model with retries ([`retry_delay_ms`]), switching once to the input's fallback
+    /// model if the model is gone. Usage is added to the answer.
     async fn call(&mut self, mut request: ModelRequest) -> Result<ModelReply, ModelFailure> {
         let mut attempts = 0;
         loop {
@@ -387,12 +383,13 @@ impl<M: LanguageModel, P: FnMut(Progress)> Session<'_, M, P> {
                 Err(failure) => failure,
             };
             if let ModelFailure::ModelNotFound { model } = &failure {
-                if self.answer.model_used != FALLBACK_MODEL {
-                    let configured =
-                        std::mem::replace(&mut self.answer.model_used, FALLBACK_MODEL.into());
+                if let Some(fallback) = self.fallback_model.take()
+                    && fallback != self.answer.model_used
+                {
+                    let configured = std::mem::replace(&mut self.answer.model_used, fallback);
                     self.answer.notices.push(Notice::ModelReplaced {
                         configured,
-                        used: FALLBACK_MODEL.into(),
+                        used: self.answer.model_used.clone(),
                     });
                     attempts = 0;
                     continue;

@@ -57,8 +57,8 @@ pub fn expansion_request(question: &str, depth: Depth, model: &str) -> ModelRequ
             one_line(question)
         ),
         schema: json!({
-            "type": "ARRAY",
-            "items": {"type": "STRING"},
+            "type": "array",
+            "items": {"type": "string"},
             "maxItems": count,
         }),
         max_output_tokens: TOKENS_PER_KEYWORD * count as u32 + OUTPUT_SLACK_TOKENS,
@@ -107,17 +107,18 @@ pub fn ranking_request_with(
     }
 }
 
+/// The picks: `required` lists the fields in the order the answer should give them (a provider
+/// that orders fields, such as Gemini, reads it from there).
 fn ranking_schema() -> Value {
     json!({
-        "type": "ARRAY",
+        "type": "array",
         "items": {
-            "type": "OBJECT",
+            "type": "object",
             "properties": {
-                "id": {"type": "INTEGER"},
-                "reason": {"type": "STRING"},
+                "id": {"type": "integer"},
+                "reason": {"type": "string"},
             },
             "required": ["id", "reason"],
-            "propertyOrdering": ["id", "reason"],
         },
         "maxItems": MAX_PICKS,
     })
@@ -231,28 +232,6 @@ fn one_line(question: &str) -> String {
     question.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The response schema in standard JSON Schema (lowercase types), for providers that take one —
-/// Chrome's on-device Prompt API (`responseConstraint`). Gemini's `responseSchema` writes types in
-/// upper case (`"ARRAY"`) and knows `propertyOrdering`, which JSON Schema does not.
-pub fn json_schema(gemini_schema: &Value) -> Value {
-    match gemini_schema {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(key, _)| key.as_str() != "propertyOrdering")
-                .map(|(key, value)| {
-                    let value = match (key.as_str(), value) {
-                        ("type", Value::String(kind)) => Value::String(kind.to_lowercase()),
-                        _ => json_schema(value),
-                    };
-                    (key.clone(), value)
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(json_schema).collect()),
-        other => other.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use expect_test::expect;
@@ -289,7 +268,7 @@ mod tests {
             Question: l'article sur les CTE récursives
             At most 20 keywords.
             ---
-            {"items":{"type":"STRING"},"maxItems":20,"type":"ARRAY"}"#]].assert_eq(&format!("{}\n---\n{}\n---\n{}", request.system, request.prompt, request.schema));
+            {"items":{"type":"string"},"maxItems":20,"type":"array"}"#]].assert_eq(&format!("{}\n---\n{}\n---\n{}", request.system, request.prompt, request.schema));
     }
 
     #[test]
@@ -340,7 +319,7 @@ mod tests {
             4|0m||example.com/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…
             5|5w|Tarte tatin – Wp|wp.example/?p=4521
             ---
-            {"items":{"properties":{"id":{"type":"INTEGER"},"reason":{"type":"STRING"}},"propertyOrdering":["id","reason"],"required":["id","reason"],"type":"OBJECT"},"maxItems":5,"type":"ARRAY"}"#]].assert_eq(&format!("{}\n---\n{}\n---\n{}", request.system, request.prompt, request.schema));
+            {"items":{"properties":{"id":{"type":"integer"},"reason":{"type":"string"}},"required":["id","reason"],"type":"object"},"maxItems":5,"type":"array"}"#]].assert_eq(&format!("{}\n---\n{}\n---\n{}", request.system, request.prompt, request.schema));
     }
 
     #[test]
@@ -393,28 +372,5 @@ mod tests {
         for (ago, expected) in rows {
             assert_eq!(compact_age(NOW, NOW - ago), expected, "{ago}");
         }
-    }
-
-    #[test]
-    fn json_schema_lowercases_types_and_drops_gemini_only_keys() {
-        let gemini = ranking_schema();
-        let standard = json_schema(&gemini);
-        assert_eq!(
-            standard,
-            json!({
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {"id": {"type": "integer"}, "reason": {"type": "string"}},
-                    "required": ["id", "reason"],
-                },
-                "maxItems": MAX_PICKS,
-            })
-        );
-        let keywords = json_schema(&expansion_request("q", Depth::Superficial, "m").schema);
-        assert_eq!(
-            keywords,
-            json!({"type": "array", "items": {"type": "string"}, "maxItems": 5})
-        );
     }
 }

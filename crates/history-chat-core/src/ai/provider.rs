@@ -110,10 +110,13 @@ impl Availability {
     }
 }
 
-/// The engine that answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The engine that answers a question; stored in each turn as `local`, `gemini` or `onDevice`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Engine {
-    /// The local search.
+    /// The local search: the index, topic search and the browser's history search; nothing leaves
+    /// the machine.
+    #[default]
     Local,
     /// Gemini with the user's key.
     Gemini,
@@ -121,40 +124,89 @@ pub enum Engine {
     OnDevice,
 }
 
-/// The engine for the next question, and, when it is not the one the user asked for, why (one line).
+/// The name a turn records for Chrome's built-in model (the Prompt API does not name it).
+pub const ON_DEVICE_MODEL: &str = "gemini-nano";
+
+impl Engine {
+    /// How the popup names the engine that answered.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Engine::Local => "Local",
+            Engine::Gemini => "Gemini",
+            Engine::OnDevice => "On-device",
+        }
+    }
+
+    /// The model's name in a sentence ("Gemini took too long…").
+    pub const fn model_name(self) -> &'static str {
+        match self {
+            Engine::Gemini => "Gemini",
+            Engine::OnDevice => "Chrome's built-in model",
+            // The local search has no model to fail; said plainly should it ever be asked.
+            Engine::Local => "The model",
+        }
+    }
+}
+
+/// Why the engine that answers is not the one the user chose. Stored in a turn (tagged `why`),
+/// worded when shown ([`Fallback::message`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "why", rename_all = "camelCase")]
+pub enum Fallback {
+    /// Gemini was chosen and no key is set: searched locally.
+    NoApiKey,
+    /// On-device was chosen and Chrome's model cannot answer now: searched locally.
+    OnDeviceNotReady {
+        /// What the browser said.
+        availability: Availability,
+    },
+}
+
+impl Fallback {
+    /// One sentence for the user: why, and what to do.
+    pub fn message(self) -> String {
+        match self {
+            Fallback::NoApiKey => {
+                "No Gemini API key is set: add one in Options. Searched locally.".to_owned()
+            }
+            Fallback::OnDeviceNotReady { availability } => format!(
+                "{} Searched locally.",
+                availability.reason().unwrap_or_default()
+            ),
+        }
+    }
+}
+
+/// The engine for the next question, and, when it is not the one the user asked for, why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {
     /// Who answers.
     pub engine: Engine,
     /// Why not the preferred engine; `None` when the choice is what the user asked for.
-    pub note: Option<String>,
+    pub fallback: Option<Fallback>,
 }
 
 /// Chooses the engine. An explicit on-device choice never falls back to Gemini (the user chose to
 /// keep everything on the device): it falls back to the local search.
 pub fn choose(provider: Provider, has_key: bool, on_device: Availability) -> Choice {
-    let plain = |engine| Choice { engine, note: None };
-    let instead = |engine, note: String| Choice {
+    let plain = |engine| Choice {
         engine,
-        note: Some(note),
+        fallback: None,
+    };
+    let local = |fallback| Choice {
+        engine: Engine::Local,
+        fallback: Some(fallback),
     };
     match provider {
         Provider::Local => plain(Engine::Local),
         Provider::Gemini if has_key => plain(Engine::Gemini),
-        Provider::Gemini => instead(
-            Engine::Local,
-            "No Gemini API key is set: add one in Options. Searched locally.".to_owned(),
-        ),
+        Provider::Gemini => local(Fallback::NoApiKey),
         Provider::OnDevice | Provider::Auto if on_device == Availability::Available => {
             plain(Engine::OnDevice)
         }
-        Provider::OnDevice => instead(
-            Engine::Local,
-            format!(
-                "{} Searched locally.",
-                on_device.reason().unwrap_or_default()
-            ),
-        ),
+        Provider::OnDevice => local(Fallback::OnDeviceNotReady {
+            availability: on_device,
+        }),
         Provider::Auto if has_key => plain(Engine::Gemini),
         Provider::Auto => plain(Engine::Local),
     }
@@ -215,16 +267,23 @@ mod tests {
                 "{provider:?} key={key} {availability:?}"
             );
             assert_eq!(
-                choice.note.is_some(),
+                choice.fallback.is_some(),
                 noted,
                 "{provider:?} key={key} {availability:?}: {:?}",
-                choice.note
+                choice.fallback
             );
         }
-        let note = choose(Provider::OnDevice, false, Unavailable).note.unwrap();
+        let note = choose(Provider::OnDevice, false, Unavailable)
+            .fallback
+            .unwrap()
+            .message();
         assert!(
             note.starts_with("Chrome's built-in AI model is not available on this device"),
             "{note}"
+        );
+        assert_eq!(
+            choose(Provider::Gemini, false, Available).fallback,
+            Some(Fallback::NoApiKey)
         );
     }
 

@@ -444,3 +444,44 @@ fn request_bodies() {
           }
         }"#]].assert_eq(&serde_json::to_string_pretty(&request_body(&ranking)).unwrap());
 }
+
+#[test]
+fn response_schema_maps_json_schema_to_geminis_shape() {
+    let rows = [
+        (
+            json!({"type": "array", "items": {"type": "string"}, "maxItems": 5}),
+            json!({"type": "ARRAY", "items": {"type": "STRING"}, "maxItems": 5}),
+        ),
+        (
+            json!({
+                "type": "object",
+                "properties": {"reason": {"type": "string"}, "id": {"type": "integer"}},
+                "required": ["id", "reason"],
+            }),
+            json!({
+                "type": "OBJECT",
+                "properties": {"reason": {"type": "STRING"}, "id": {"type": "INTEGER"}},
+                "required": ["id", "reason"],
+                "propertyOrdering": ["id", "reason"],
+            }),
+        ),
+        // A property called "type" is a name, not a type: its name stays, its schema is mapped.
+        (
+            json!({"type": "object", "properties": {"type": {"type": "string"}}}),
+            json!({"type": "OBJECT", "properties": {"type": {"type": "STRING"}}}),
+        ),
+        // Required names are kept as written, never upper-cased.
+        (
+            json!({"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"]}),
+            json!({
+                "type": "OBJECT",
+                "properties": {"type": {"type": "STRING"}},
+                "required": ["type"],
+                "propertyOrdering": ["type"],
+            }),
+        ),
+    ];
+    for (schema, expected) in rows {
+        assert_eq!(response_schema(&schema), expected, "{schema}");
+    }
+}

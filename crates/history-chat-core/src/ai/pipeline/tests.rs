@@ -3,12 +3,16 @@ use std::collections::{HashSet, VecDeque};
 use std::future::Future;
 
 use super::*;
-use crate::ai::fit::{ContextUse, MIN_TITLE_CHARS};
+use crate::ai::fit::MIN_TITLE_CHARS;
 use crate::ai::model::CallKind;
+use crate::ai::model::ContextUse;
 use crate::history::{HistoryItem, clean_and_merge};
 use crate::period::DAY_MS;
 
 const NOW: i64 = 1_780_000_000_000;
+
+/// The model the input names as the fallback.
+const FALLBACK: &str = "fallback-model";
 
 /// A model that answers from a script, records what it was asked and how long it slept, and can
 /// say the user cancelled after a number of history searches.
@@ -170,6 +174,7 @@ fn input(question: &str, depth: Depth) -> AiInput {
         depth,
         now_ms: NOW,
         model: "gemini-2.5-flash".into(),
+        fallback_model: Some(FALLBACK.into()),
     }
 }
 
@@ -513,15 +518,15 @@ fn a_missing_model_is_replaced_once_by_the_fallback() {
         .iter()
         .map(|r| r.model.clone())
         .collect();
-    assert_eq!(used, ["gemini-2.5-flash", FALLBACK_MODEL, FALLBACK_MODEL]);
+    assert_eq!(used, ["gemini-2.5-flash", FALLBACK, FALLBACK]);
     assert_eq!(
         answer.notices,
         [Notice::ModelReplaced {
             configured: "gemini-2.5-flash".into(),
-            used: FALLBACK_MODEL.into(),
+            used: FALLBACK.into(),
         }]
     );
-    assert_eq!(answer.model_used, FALLBACK_MODEL);
+    assert_eq!(answer.model_used, FALLBACK);
     assert_eq!(urls(&answer), ["https://recipes.example/tarte-1"]);
     assert_eq!(answer.failure, None);
     assert!(
@@ -541,24 +546,35 @@ fn a_missing_model_is_replaced_once_by_the_fallback() {
     assert_eq!(
         answer.failure,
         Some(ModelFailure::ModelNotFound {
-            model: FALLBACK_MODEL.into(),
+            model: FALLBACK.into(),
         })
     );
     assert_eq!(model.requests.borrow().len(), 2);
     assert_eq!(answer.picks.len(), MAX_PICKS);
 
-    // No model configured: the default one.
-    let model = Scripted::new([reply(r#"["tarte"]"#), reply("[1]")]);
+    // Without a fallback (on-device), a missing model is the failure at once.
+    let model = Scripted::new([gone(), reply("[1]")]);
     let (answer, _) = search(
         &history,
         &model,
         AiInput {
-            model: " ".into(),
+            fallback_model: None,
             ..input("tarte", Depth::Regular)
         },
     );
-    assert_eq!(model.requests.borrow()[0].model, DEFAULT_MODEL);
-    assert_eq!(answer.model_used, DEFAULT_MODEL);
+    assert_eq!(
+        answer.failure,
+        Some(ModelFailure::ModelNotFound {
+            model: "gemini-2.5-flash".into(),
+        })
+    );
+    assert!(
+        answer
+            .notices
+            .iter()
+            .all(|n| !matches!(n, Notice::ModelReplaced { .. }))
+    );
+    assert_eq!(answer.model_used, "gemini-2.5-flash");
 }
 
 #[test]
@@ -714,8 +730,16 @@ fn progress_messages_name_the_step() {
         (Progress::Ranking, "Ranking…"),
     ];
     for (progress, expected) in rows {
-        assert_eq!(progress.message(), expected);
+        assert_eq!(progress.message(Engine::Gemini), expected);
     }
+    assert_eq!(
+        Progress::Retrying {
+            seconds: 4,
+            attempt: 3
+        }
+        .message(Engine::OnDevice),
+        "Chrome's built-in model is busy — retrying in 4 s…"
+    );
 }
 
 #[test]
