@@ -154,6 +154,10 @@ pub fn Options() -> impl IntoView {
             feedback.fail("Paste your Gemini API key first.");
             return;
         }
+        if let Err(problem) = ApiKey::new(key.as_str()).check() {
+            feedback.fail(problem.to_string());
+            return;
+        }
         // The permission prompt must start inside the click, before any await.
         let permission = permissions::request_gemini_host();
         let Some(mut next) = settings.get_untracked() else {
@@ -175,6 +179,10 @@ pub fn Options() -> impl IntoView {
         let key = key_draft.get_untracked();
         if key.trim().is_empty() {
             feedback.fail("Paste your Gemini API key first.");
+            return;
+        }
+        if let Err(problem) = ApiKey::new(key.as_str()).check() {
+            feedback.fail(problem.to_string());
             return;
         }
         let model = current().model_name().to_owned();

@@ -211,3 +211,27 @@ for (const [provider, expectAi] of [['gemini', true], ['local', false]]) {
     }
   });
 }
+
+test('options: a key pasted with a character no header can carry is refused by name, nothing saved or sent', SLOW, async () => {
+  const { ext, gemini } = await launchAi({ history: demoHistory(), key: null });
+  try {
+    const options = await openOptions(ext);
+    const field = options.locator(OPTIONS.key);
+    for (const [typed, named] of [[`“${TEST_KEY}”`, '““”'], [`${TEST_KEY.slice(0, 8)} ${TEST_KEY.slice(8)}`, 'a space']]) {
+      await field.fill(typed);
+      for (const button of ['Save key', 'Test key']) {
+        await options.getByRole('button', { name: button, exact: true }).click();
+        await waitForText(options, SEL.alert, /character an API key cannot have/, `after ${button} with ${JSON.stringify(typed)}`);
+        const alert = await alertText(options);
+        assert.ok(alert.includes(`(${named})`), `the alert names the character (${named}): ${JSON.stringify(alert)}`);
+        assertNoKey({ 'the options alert': alert });
+      }
+    }
+    const settings = await readSettings(options);
+    assert.ok(!settings?.[AI_FIELDS.key], `no key saved: ${JSON.stringify(settings?.[AI_FIELDS.key])}`);
+    await flushEvents(ext, options);
+    assert.equal(gemini.requests.length, 0, `nothing sent:\n${gemini.describe()}`);
+  } finally {
+    await ext.close();
+  }
+});

@@ -43,6 +43,9 @@ fn failure(error: FetchError) -> ModelFailure {
 
 impl LanguageModel for GeminiModel {
     async fn generate(&self, request: &ModelRequest) -> Result<ModelReply, ModelFailure> {
+        // A key no header can carry (set by another version, or in storage by hand) is a key
+        // Gemini would refuse: said so, rather than "could not reach Gemini".
+        self.key.check().map_err(|_| ModelFailure::KeyRejected)?;
         let url = format!("{ORIGIN}{}", gemini::endpoint_path(&request.model)?);
         let body = gemini::request_body(request).to_string();
         let headers = [(API_KEY_HEADER, self.key.expose())];
@@ -71,6 +74,7 @@ impl LanguageModel for GeminiModel {
 /// The options page's "Test key": reads the model's metadata (`GET models/{model}`), which checks
 /// the key and the model without spending a token.
 pub async fn test_key(key: &ApiKey, model: &str) -> Result<(), ModelFailure> {
+    key.check().map_err(|_| ModelFailure::KeyRejected)?;
     let id = gemini::model_id(model)?;
     let url = format!("{ORIGIN}/v1beta/models/{id}");
     let headers = [(API_KEY_HEADER, key.expose())];

@@ -6,6 +6,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 /// A Gemini API key, stored as typed (a paste's spaces included) and read trimmed.
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,6 +28,31 @@ impl ApiKey {
     /// the `x-goog-api-key` header, and for the options page's key field.
     pub fn expose(&self) -> &str {
         self.0.trim()
+    }
+}
+
+/// Why a key cannot be sent: a header carries visible ASCII only, and a Gemini key is made of
+/// letters, digits, `-` and `_`. The message names the character, never the key.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum KeyProblem {
+    /// A character no API key has (a space inside, a typographic quote, a letter with an accent).
+    #[error(
+        "The key has a character an API key cannot have ({0}). Copy it again from Google AI Studio and paste it here."
+    )]
+    Character(String),
+}
+
+impl ApiKey {
+    /// Whether the key can go into a request header as it is: visible ASCII only, once trimmed.
+    pub fn check(&self) -> Result<(), KeyProblem> {
+        match self.expose().chars().find(|c| !c.is_ascii_graphic()) {
+            None => Ok(()),
+            Some(' ') => Err(KeyProblem::Character("a space".into())),
+            Some(c) if c.is_whitespace() || c.is_control() => {
+                Err(KeyProblem::Character(format!("U+{:04X}", u32::from(c))))
+            }
+            Some(c) => Err(KeyProblem::Character(format!("“{c}”"))),
+        }
     }
 }
 
@@ -62,6 +88,33 @@ mod tests {
             assert_eq!(key.expose(), exposed, "{typed:?}");
             assert_eq!(format!("{key:?}"), printed);
             assert_eq!(format!("{key:#?}"), printed);
+        }
+    }
+
+    #[test]
+    fn only_a_key_a_header_can_carry_is_accepted() {
+        let rows: &[(&str, Option<&str>)] = &[
+            ("AIzaSyA-bc_123", None),
+            ("  AIzaSyA-bc_123\n", None),
+            ("AIza SyA", Some("a space")),
+            ("“AIzaSyA”", Some("““”")),
+            ("AIzaSyé", Some("“é”")),
+            ("AIza\u{00a0}Sy", Some("U+00A0")),
+            ("AIza\tSy", Some("U+0009")),
+        ];
+        for &(typed, named) in rows {
+            let got = ApiKey::new(typed).check();
+            match named {
+                None => assert_eq!(got, Ok(()), "{typed:?}"),
+                Some(named) => {
+                    assert_eq!(got, Err(KeyProblem::Character(named.into())), "{typed:?}");
+                    let message = KeyProblem::Character(named.into()).to_string();
+                    assert!(
+                        message.contains(named) && !message.contains("AIza"),
+                        "{message}"
+                    );
+                }
+            }
         }
     }
 
