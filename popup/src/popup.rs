@@ -302,7 +302,8 @@ pub fn Popup() -> impl IntoView {
         spawn_local(async move {
             let current = move || live_seq.try_get_value() == Some(seq);
             let show = move |mut answer: LiveAnswer| {
-                removed.with_untracked(|gone| answer.pages.retain(|page| !gone.contains(&page.url)));
+                removed
+                    .with_untracked(|gone| answer.pages.retain(|page| !gone.contains(&page.url)));
                 live.set(Some(answer));
             };
             live_search(typed, period, current, show).await;
@@ -1058,7 +1059,10 @@ fn ResultItem(result: TurnResult, now: i64, option: Option<usize>) -> impl IntoV
         (!result.reason.is_empty()).then(|| view! { <p class="reason">{result.reason}</p> });
     let page_url = page.url.clone();
     let selected = move || {
-        option.is_some() && rows.highlight.with(|shown| shown.as_deref() == Some(page_url.as_str()))
+        option.is_some()
+            && rows
+                .highlight
+                .with(|shown| shown.as_deref() == Some(page_url.as_str()))
     };
     view! {
         <li
@@ -1185,7 +1189,9 @@ async fn remove_from_history(
     let removal = history::delete_page(&url)
         .await
         .map_err(|error| removal_failed(&error.to_string()))?;
-    let _ = rows.removed.try_update(|removed| removed.insert(url.clone()));
+    let _ = rows
+        .removed
+        .try_update(|removed| removed.insert(url.clone()));
     let _ = rows.live.try_update(|live| {
         if let Some(live) = live {
             live.pages.retain(|page| page.url != url);

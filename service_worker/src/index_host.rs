@@ -61,8 +61,9 @@ pub fn forget(urls: Vec<String>) -> Response {
         .map(String::from)
         .collect();
     let held = HOST.with_borrow(|host| {
-        host.index()
-            .map_or(0, |index| pages.iter().filter(|url| index.page(url).is_some()).count())
+        host.index().map_or(0, |index| {
+            pages.iter().filter(|url| index.page(url).is_some()).count()
+        })
     });
     feed(Event::Forget(pages.clone()));
     if !pages.is_empty() {

@@ -150,14 +150,35 @@ mod tests {
             middle,
         };
         let table = [
-            (keys(false, false, false, false), Disposition::NewForegroundTab),
+            (
+                keys(false, false, false, false),
+                Disposition::NewForegroundTab,
+            ),
             (keys(true, false, false, false), Disposition::CurrentTab),
-            (keys(false, true, false, false), Disposition::NewBackgroundTab),
-            (keys(false, false, true, false), Disposition::NewBackgroundTab),
-            (keys(false, false, false, true), Disposition::NewBackgroundTab),
-            (keys(true, true, false, false), Disposition::NewForegroundTab),
-            (keys(true, false, true, false), Disposition::NewForegroundTab),
-            (keys(true, false, false, true), Disposition::NewForegroundTab),
+            (
+                keys(false, true, false, false),
+                Disposition::NewBackgroundTab,
+            ),
+            (
+                keys(false, false, true, false),
+                Disposition::NewBackgroundTab,
+            ),
+            (
+                keys(false, false, false, true),
+                Disposition::NewBackgroundTab,
+            ),
+            (
+                keys(true, true, false, false),
+                Disposition::NewForegroundTab,
+            ),
+            (
+                keys(true, false, true, false),
+                Disposition::NewForegroundTab,
+            ),
+            (
+                keys(true, false, false, true),
+                Disposition::NewForegroundTab,
+            ),
         ];
         for (keys, expected) in table {
             assert_eq!(open_disposition(keys), expected, "{keys:?}");
@@ -234,7 +255,10 @@ mod tests {
     #[test]
     fn what_is_not_a_web_page_is_never_deleted() {
         assert!(variants("javascript:alert(1)", &[item("javascript:alert(1)")]).is_empty());
-        assert!(!was_in_history("file:///etc/passwd", &[item("file:///etc/passwd")]));
+        assert!(!was_in_history(
+            "file:///etc/passwd",
+            &[item("file:///etc/passwd")]
+        ));
     }
 
     #[test]
