@@ -1,4 +1,6 @@
-//! Arrow-key movement between the search box and the result links.
+//! Arrow-key movement between the search box and the result links. (The search box's own keys
+//! over the as-you-type results — the highlight, `aria-activedescendant` — are the popup's
+//! `combobox_key`; these move the focus itself.)
 
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, KeyboardEvent};
@@ -38,5 +40,20 @@ pub fn move_focus(event: &KeyboardEvent) {
         event.prevent_default();
         // Focus can only fail on a detached element; then there is nothing to move to.
         let _ = element.focus();
+    }
+}
+
+/// Moves focus to the first result link below the as-you-type results (the conversation's): where
+/// ArrowDown goes past the last highlighted match. Says whether there was one.
+pub fn focus_first_outside_live() -> bool {
+    let Some(document) = web_sys::window().and_then(|window| window.document()) else {
+        return false;
+    };
+    let Ok(Some(first)) = document.query_selector("section.conversation a.result-link") else {
+        return false;
+    };
+    match first.dyn_into::<HtmlElement>() {
+        Ok(link) => link.focus().is_ok(),
+        Err(_) => false,
     }
 }

@@ -6,14 +6,15 @@ use history_chat_bindings::history::{ChromeHistory, IndexedHistory};
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::{ask_worker, ask_worker_within};
 use history_chat_bindings::on_device::{self, OnDevice};
-use history_chat_bindings::{ChromeError, nonce, now_ms, runtime, storage, tabs};
+use history_chat_bindings::{
+    ChromeError, clipboard, history, nonce, now_ms, runtime, storage, tabs,
+};
 use history_chat_core::ai::model::LanguageModel;
 use history_chat_core::ai::pipeline::{AiInput, Notice, ai_search};
 use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, choose, engine_for};
 use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, turn_key};
 use history_chat_core::display::{display_title, readable_url, relative_time};
-use history_chat_core::history::Page;
-use history_chat_core::history::RankedPage;
+use history_chat_core::history::{Page, RankedPage, RemovedVisits};
 use history_chat_core::index::fuse_with_browser;
 use history_chat_core::index::host::{
     BROWSER_SEARCH_DEBOUNCE_MS, PROGRESS_REFRESH_MS, WORKER_PATIENCE_MS,
@@ -22,18 +23,32 @@ use history_chat_core::messages::{
     IndexProgress, Request, Response, SEMANTIC_PAUSE_MS, SEMANTIC_POOL,
 };
 use history_chat_core::period::Period;
+use history_chat_core::rows::{OpenKeys, open_disposition, removal_failed, result_count};
 use history_chat_core::search::{
     RESULT_LIMIT, local_search, no_match_yet, no_results_message, outcome_message,
 };
 use history_chat_core::semantic::{SemanticProgress, Words, fuse_semantic};
 use history_chat_core::settings::Settings;
 use history_chat_core::site_filter;
-use leptos::ev::SubmitEvent;
+use std::collections::HashSet;
+
+use leptos::ev::{KeyboardEvent, MouseEvent, SubmitEvent};
 use leptos::html::Input;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::keyboard::move_focus;
+use crate::keyboard::{self, move_focus};
+
+/// How long "Copy link" says "Copied".
+const COPIED_MS: u32 = 1_500;
+
+/// The id of the as-you-type results' listbox (the search box's `aria-controls`).
+const LIVE_LIST_ID: &str = "live-results";
+
+/// The id of the `index`-th as-you-type result (the search box's `aria-activedescendant`).
+fn live_option_id(index: usize) -> String {
+    format!("live-option-{index}")
+}
 
 /// A failure the user must see (the `role="alert"` line), with a way to the options page when the
 /// fix is there.
@@ -55,6 +70,21 @@ impl AlertMessage {
 /// Where components report such failures.
 #[derive(Clone, Copy)]
 struct Alert(WriteSignal<Option<AlertMessage>>);
+
+/// What a result row changes when its page is removed from history, and the as-you-type
+/// highlight it shows.
+#[derive(Clone, Copy)]
+struct Rows {
+    /// Pages removed from history since the popup opened (cleaned URLs): never shown again, even
+    /// by a search that was running when they were removed.
+    removed: RwSignal<HashSet<String>>,
+    turns: RwSignal<Vec<StoredTurn>>,
+    live: RwSignal<Option<LiveAnswer>>,
+    status: RwSignal<String>,
+    /// The highlighted as-you-type result (its URL), while the search box has the arrows.
+    highlight: RwSignal<Option<String>>,
+    search_box: NodeRef<Input>,
+}
 
 /// The whole popup.
 #[component]
@@ -80,6 +110,16 @@ pub fn Popup() -> impl IntoView {
     let (alert, set_alert) = signal(None::<AlertMessage>);
     provide_context(Alert(set_alert));
     let search_box = NodeRef::<Input>::new();
+    let removed = RwSignal::new(HashSet::<String>::new());
+    let highlight = RwSignal::new(None::<String>);
+    provide_context(Rows {
+        removed,
+        turns,
+        live,
+        status,
+        highlight,
+        search_box,
+    });
 
     Effect::new(move |_| {
         if let Some(input) = search_box.get() {
@@ -144,7 +184,8 @@ pub fn Popup() -> impl IntoView {
                 Engine::Local => {
                     // While the index is incomplete, what it found is shown at once and the
                     // browser's search fills in after.
-                    let early = move |early: StoredTurn| {
+                    let early = move |mut early: StoredTurn| {
+                        removed.with_untracked(|gone| early.turn.drop_pages(gone));
                         status.set("Searching further…".to_owned());
                         turns.update(|turns| {
                             turns.retain(|shown| shown.key != early.key);
@@ -189,6 +230,8 @@ pub fn Popup() -> impl IntoView {
             if stored.turn.note.is_none() {
                 stored.turn.note = fallback.map(TurnNote::Fallback);
             }
+            // Pages removed from history while the search ran are neither shown nor stored.
+            removed.with_untracked(|gone| stored.turn.drop_pages(gone));
             status.set(match (&stored.turn.error, stored.turn.ai.is_some()) {
                 (Some(_), false) => String::new(),
                 _ => outcome_message(&stored.turn.question, period, stored.turn.results.len()),
@@ -199,7 +242,11 @@ pub fn Popup() -> impl IntoView {
                     offer_options: problem,
                 }));
             }
-            let saved = storage::save_turn(&stored.key, &stored.turn).await;
+            let mut saved = storage::save_turn(&stored.key, &stored.turn).await;
+            if removed.with_untracked(|gone| stored.turn.drop_pages(gone)) {
+                // A page was removed while the answer was being written: write it again without.
+                saved = storage::save_turn(&stored.key, &stored.turn).await;
+            }
             turns.update(|turns| {
                 // Replaces the early answer, if one was shown.
                 turns.retain(|shown| shown.key != stored.key);
@@ -239,6 +286,7 @@ pub fn Popup() -> impl IntoView {
     // keystrokes are dropped.
     let type_ahead = move || {
         let typed = question.get_untracked();
+        highlight.set(None);
         live_seq.update_value(|seq| *seq += 1);
         let seq = live_seq.get_value();
         if typed.trim().is_empty() || busy.get_untracked() || untrack(ai_engine) {
@@ -248,7 +296,12 @@ pub fn Popup() -> impl IntoView {
         let period = period.get_untracked();
         spawn_local(async move {
             let current = move || live_seq.try_get_value() == Some(seq);
-            live_search(typed, period, current, move |answer| live.set(Some(answer))).await;
+            let show = move |mut answer: LiveAnswer| {
+                removed
+                    .with_untracked(|gone| answer.pages.retain(|page| !gone.contains(&page.url)));
+                live.set(Some(answer));
+            };
+            live_search(typed, period, current, show).await;
         });
     };
     // The question's `site:` terms, each a chip that takes it out of the question.
@@ -328,6 +381,15 @@ pub fn Popup() -> impl IntoView {
                 <input
                     type="search"
                     node_ref=search_box
+                    role="combobox"
+                    aria-autocomplete="list"
+                    aria-controls=LIVE_LIST_ID
+                    aria-expanded=move || live.with(|live| live.as_ref().is_some_and(|live| !live.pages.is_empty())).to_string()
+                    aria-activedescendant=move || {
+                        let url = highlight.get()?;
+                        live.with(|live| live.as_ref()?.pages.iter().position(|page| page.url == url)).map(live_option_id)
+                    }
+                    on:keydown=move |event| combobox_key(&event, live, highlight, set_alert)
                     aria-label="Search your history"
                     placeholder="What do you remember about the page?"
                     autocomplete="off"
@@ -401,6 +463,12 @@ pub fn Popup() -> impl IntoView {
                     </Show>
                 })}
             </div>
+            <p class="visually-hidden" aria-live="polite" aria-atomic="true">
+                {move || live.with(|live| match live {
+                    Some(live) if !live.filling => result_count(live.pages.len()),
+                    _ => String::new(),
+                })}
+            </p>
             {move || live.get().map(|answer| view! { <LiveView answer/> })}
             <section class="conversation" aria-label="Conversation" aria-busy=move || busy.get().to_string()>
                 <Show when=move || turns.with(Vec::is_empty) && !busy.get()>
@@ -567,7 +635,8 @@ async fn index_search(query: &str, start_ms: i64) -> IndexAnswer {
             Response::Ready { .. }
             | Response::Failed { .. }
             | Response::Understood { .. }
-            | Response::Semantic { .. },
+            | Response::Semantic { .. }
+            | Response::Forgotten { .. },
         )
         | None => IndexAnswer::Partial(Vec::new(), IndexProgress::default()),
     }
@@ -771,8 +840,10 @@ fn LiveView(answer: LiveAnswer) -> impl IntoView {
             <Show when=move || empty>
                 <p class="notice">{no_match_yet(&answer.typed)}</p>
             </Show>
-            <ul role="list" class="results">
-                {answer.pages.into_iter().map(|page| view! { <ResultItem result=RankedPage::from(page) now/> }).collect_view()}
+            <ul role="listbox" id=LIVE_LIST_ID class="results" aria-label="Matches">
+                {answer.pages.into_iter().enumerate().map(|(index, page)| view! {
+                    <ResultItem result=RankedPage::from(page) now option=Some(index)/>
+                }).collect_view()}
             </ul>
         </section>
     }
@@ -817,7 +888,7 @@ fn TurnView(turn: Turn) -> impl IntoView {
     let answer = match (turn.results.is_empty(), &turn.error, &turn.ai) {
         (false, _, _) => view! {
             <ul role="list" class="results">
-                {turn.results.into_iter().map(|result| view! { <ResultItem result now/> }).collect_view()}
+                {turn.results.into_iter().map(|result| view! { <ResultItem result now option=None/> }).collect_view()}
             </ul>
         }
         .into_any(),
@@ -848,37 +919,290 @@ fn TurnView(turn: Turn) -> impl IntoView {
     }
 }
 
-/// One page of an answer: a single link (title, readable URL, last visit) that opens it in a tab,
-/// and the model's reason when there is one.
+/// One page of an answer: a single link (title, readable URL, last visit) that opens it (Enter or
+/// a click: a new tab; Ctrl/⌘ or the middle button: behind; Shift: the current tab), the model's
+/// reason when there is one, and the row's actions: "Copy link" and "Remove from history" (which
+/// asks first: its "Remove" is a separate button that focus never lands on by itself). `option`:
+/// its place among the as-you-type results (a listbox option), `None` in the conversation.
 #[component]
-fn ResultItem(result: RankedPage, now: i64) -> impl IntoView {
+fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) -> impl IntoView {
     let Alert(set_alert) = expect_context::<Alert>();
+    let rows = expect_context::<Rows>();
     let page = result.page;
     let title = display_title(&page.title, &page.url);
     let readable = readable_url(&page.url);
     let visited = format!("visited {}", relative_time(now, page.last_visit_ms));
-    let url = page.url.clone();
-    let open = move |event: leptos::ev::MouseEvent| {
+    let url = StoredValue::new(page.url.clone());
+    let confirming = RwSignal::new(false);
+    let working = RwSignal::new(false);
+    let copied = RwSignal::new(false);
+    let ask_button = NodeRef::<leptos::html::Button>::new();
+    let cancel_button = NodeRef::<leptos::html::Button>::new();
+
+    let on_click = move |event: MouseEvent| {
         event.prevent_default();
-        let url = url.clone();
+        let keys = OpenKeys {
+            shift: event.shift_key(),
+            ctrl: event.ctrl_key(),
+            meta: event.meta_key(),
+            middle: false,
+        };
+        open_result(url.get_value(), keys, set_alert);
+    };
+    let on_auxclick = move |event: MouseEvent| {
+        if event.button() == 1 {
+            event.prevent_default();
+            let keys = OpenKeys {
+                middle: true,
+                ..OpenKeys::default()
+            };
+            open_result(url.get_value(), keys, set_alert);
+        }
+    };
+    let on_link_key = move |event: KeyboardEvent| {
+        if event.key() == "Enter" {
+            // The browser's own activation would not say which keys were held.
+            event.prevent_default();
+            open_result(url.get_value(), keys_of(&event), set_alert);
+        }
+    };
+    let copy = move |_| {
+        let url = url.get_value();
         spawn_local(async move {
-            if let Err(error) = tabs::open(&url).await {
-                set_alert.set(AlertMessage::new(format!(
-                    "This page could not be opened: {error}."
-                )));
+            match clipboard::write_text(&url).await {
+                Ok(()) => {
+                    copied.set(true);
+                    http::sleep(COPIED_MS, &Cancel::new()).await;
+                    // The row may be gone by now (removed, or a newer answer).
+                    let _ = copied.try_set(false);
+                }
+                Err(error) => set_alert.set(AlertMessage::new(format!(
+                    "The link could not be copied ({error}). Select the address and copy it instead."
+                ))),
+            }
+        });
+    };
+    let ask = move |_| {
+        confirming.set(true);
+        // Focus goes to the harmless choice: a second Enter cancels, never removes.
+        request_animation_frame(move || {
+            if let Some(cancel) = cancel_button.get_untracked() {
+                let _ = cancel.focus();
+            }
+        });
+    };
+    let back_to_ask = move || {
+        confirming.set(false);
+        request_animation_frame(move || {
+            if let Some(ask) = ask_button.get_untracked() {
+                let _ = ask.focus();
+            }
+        });
+    };
+    let on_confirm_key = move |event: KeyboardEvent| {
+        if event.key() == "Escape" {
+            event.prevent_default();
+            event.stop_propagation();
+            back_to_ask();
+        }
+    };
+    let title_shown = title.clone();
+    let remove = move |_| {
+        if working.get_untracked() {
+            return;
+        }
+        working.set(true);
+        let (url, title) = (url.get_value(), title_shown.clone());
+        spawn_local(async move {
+            match remove_from_history(rows, set_alert, url, title).await {
+                // The row is gone with its page; the search box takes the focus back.
+                Ok(()) => {
+                    if let Some(input) = rows.search_box.get_untracked() {
+                        let _ = input.focus();
+                    }
+                }
+                Err(message) => {
+                    set_alert.set(AlertMessage::new(message));
+                    let _ = working.try_set(false);
+                    if confirming.try_get_untracked().is_some() {
+                        back_to_ask();
+                    }
+                }
             }
         });
     };
     let reason =
         (!result.reason.is_empty()).then(|| view! { <p class="reason">{result.reason}</p> });
+    let page_url = page.url.clone();
+    let selected = move || {
+        option.is_some()
+            && rows
+                .highlight
+                .with(|shown| shown.as_deref() == Some(page_url.as_str()))
+    };
     view! {
-        <li class="result">
-            <a class="result-link" href=page.url on:click=open>
+        <li
+            class="result"
+            class:highlighted=selected.clone()
+            role=option.map(|_| "option")
+            id=option.map(live_option_id)
+            aria-selected=move || option.map(|_| selected().to_string())
+        >
+            <a class="result-link" href=page.url on:click=on_click on:auxclick=on_auxclick on:keydown=on_link_key>
                 <span class="title">{title}</span>
                 <span class="url">{readable}</span>
                 <time>{visited}</time>
             </a>
             {reason}
+            <Show
+                when=move || confirming.get()
+                fallback=move || view! {
+                    <div class="row-actions">
+                        <button type="button" class="quiet" on:click=copy>
+                            {move || if copied.get() { "Copied" } else { "Copy link" }}
+                        </button>
+                        <button type="button" class="quiet" node_ref=ask_button on:click=ask>
+                            "Remove from history"
+                        </button>
+                    </div>
+                }
+            >
+                <div class="row-actions confirm" role="group" aria-label="Remove this page from your history?" on:keydown=on_confirm_key>
+                    <span>"Remove this page from your Chrome history?"</span>
+                    <button type="button" class="quiet" node_ref=cancel_button on:click=move |_| back_to_ask() disabled=move || working.get()>
+                        "Cancel"
+                    </button>
+                    <button type="button" class="danger" on:click=remove.clone() disabled=move || working.get()>
+                        {move || if working.get() { "Removing…" } else { "Remove" }}
+                    </button>
+                </div>
+            </Show>
         </li>
     }
+}
+
+/// The keys held with a key press, for where a result opens.
+fn keys_of(event: &KeyboardEvent) -> OpenKeys {
+    OpenKeys {
+        shift: event.shift_key(),
+        ctrl: event.ctrl_key(),
+        meta: event.meta_key(),
+        middle: false,
+    }
+}
+
+/// Opens a result where `keys` say ([`open_disposition`]); a failure is an alert.
+fn open_result(url: String, keys: OpenKeys, set_alert: WriteSignal<Option<AlertMessage>>) {
+    spawn_local(async move {
+        if let Err(error) = tabs::open_from_popup(&url, open_disposition(keys)).await {
+            set_alert.set(AlertMessage::new(format!(
+                "This page could not be opened: {error}."
+            )));
+        }
+    });
+}
+
+/// The search box's keys over the as-you-type results (the combobox pattern): ArrowDown and
+/// ArrowUp move the highlight (focus stays in the box; past the last result, ArrowDown goes on to
+/// the conversation's), Escape drops it, and Enter opens the highlighted result where the held keys
+/// say. Without a highlight, Enter submits the question and the arrows move focus as elsewhere.
+fn combobox_key(
+    event: &KeyboardEvent,
+    live: RwSignal<Option<LiveAnswer>>,
+    highlight: RwSignal<Option<String>>,
+    set_alert: WriteSignal<Option<AlertMessage>>,
+) {
+    let urls: Vec<String> = live.with_untracked(|live| {
+        live.as_ref()
+            .map(|live| live.pages.iter().map(|page| page.url.clone()).collect())
+            .unwrap_or_default()
+    });
+    let at = highlight
+        .get_untracked()
+        .and_then(|url| urls.iter().position(|shown| *shown == url));
+    let next = match (event.key().as_str(), at) {
+        ("ArrowDown", None) if !urls.is_empty() => Some(0),
+        ("ArrowDown", Some(at)) if at + 1 < urls.len() => Some(at + 1),
+        ("ArrowDown", Some(_)) => {
+            event.prevent_default();
+            event.stop_propagation();
+            if keyboard::focus_first_outside_live() {
+                highlight.set(None);
+            }
+            return;
+        }
+        ("ArrowUp", Some(0)) | ("Escape", Some(_)) => {
+            event.prevent_default();
+            event.stop_propagation();
+            highlight.set(None);
+            return;
+        }
+        ("ArrowUp", Some(at)) => Some(at - 1),
+        ("Enter", Some(at)) => {
+            event.prevent_default();
+            event.stop_propagation();
+            if let Some(url) = urls.get(at) {
+                open_result(url.clone(), keys_of(event), set_alert);
+            }
+            return;
+        }
+        _ => return,
+    };
+    event.prevent_default();
+    event.stop_propagation();
+    highlight.set(next.and_then(|at| urls.get(at).cloned()));
+}
+
+/// Removes a page from the browser's history (every raw entry merged into it), then from the local
+/// index and topic search (`Request::Forget`), the answers shown and the stored conversation.
+/// `Err`: the browser kept it — the message for the alert; nothing else changed.
+async fn remove_from_history(
+    rows: Rows,
+    set_alert: WriteSignal<Option<AlertMessage>>,
+    url: String,
+    title: String,
+) -> Result<(), String> {
+    let removal = history::delete_page(&url)
+        .await
+        .map_err(|error| removal_failed(&error.to_string()))?;
+    let _ = rows
+        .removed
+        .try_update(|removed| removed.insert(url.clone()));
+    let _ = rows.live.try_update(|live| {
+        if let Some(live) = live {
+            live.pages.retain(|page| page.url != url);
+        }
+    });
+    let gone = HashSet::from([url.clone()]);
+    let _ = rows.turns.try_update(|turns| {
+        for stored in turns.iter_mut() {
+            stored.turn.drop_pages(&gone);
+        }
+    });
+    let _ = rows.status.try_set(removal.message(&title));
+    let forgotten = ask_worker(&Request::Forget {
+        urls: vec![url.clone()],
+    })
+    .await;
+    let stored = storage::forget_in_conversation(&RemovedVisits {
+        all_history: false,
+        urls: vec![url],
+    })
+    .await;
+    let problem = match (forgotten, stored) {
+        (Ok(Response::Forgotten { .. }), Ok(())) => None,
+        (_, Err(error)) => Some(format!(
+            "The page is gone from your history, but an older answer stored in the conversation \
+             could not be updated ({error}); clear the conversation to be sure it is not shown again."
+        )),
+        (_, Ok(())) => Some(
+            "The page is gone from your history; the search index will forget it when Chrome \
+             reports the deletion."
+                .to_owned(),
+        ),
+    };
+    if let Some(problem) = problem {
+        let _ = set_alert.try_set(AlertMessage::new(problem));
+    }
+    Ok(())
 }

@@ -50,6 +50,28 @@ pub fn removed(removed: RemovedVisits) {
     feed(Event::Removed(removed));
 }
 
+/// [`Request::Forget`]: the user removed these pages from history. The lexical index drops each
+/// whole page now (or as soon as its snapshot is loaded, before any request is answered) and saves
+/// the change like any other; topic search deletes their vectors at once, whatever either index's
+/// phase. Says how many of them the lexical index held.
+pub fn forget(urls: Vec<String>) -> Response {
+    let pages: Vec<String> = urls
+        .iter()
+        .filter_map(|url| clean_url(url).ok())
+        .map(String::from)
+        .collect();
+    let held = HOST.with_borrow(|host| {
+        host.index().map_or(0, |index| {
+            pages.iter().filter(|url| index.page(url).is_some()).count()
+        })
+    });
+    feed(Event::Forget(pages.clone()));
+    if !pages.is_empty() {
+        semantic_host::removed(Removal::Urls(pages));
+    }
+    Response::Forgotten { pages: held }
+}
+
 /// Answers a page.
 pub async fn answer(request: Request) -> Response {
     warm();

@@ -48,6 +48,7 @@ pub async fn on_message(message: JsValue) -> JsValue {
             semantic_host::state()
         }
         Ok(Request::SetSemantic { enabled }) => semantic_host::set_enabled(enabled),
+        Ok(Request::Forget { urls }) => index_host::forget(urls),
         Ok(request) => index_host::answer(request).await,
         Err(error) => Response::Failed {
             message: format!("The background worker did not understand the request ({error})."),

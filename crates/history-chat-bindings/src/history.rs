@@ -6,6 +6,7 @@
 
 use history_chat_core::history::{HistoryItem, Page};
 use history_chat_core::messages::{Request, Response};
+use history_chat_core::rows::{self, Removal};
 use history_chat_core::search::{
     PageQuery, PageSource, browser_fetch_limit, browser_pages, browser_text,
 };
@@ -21,9 +22,12 @@ use crate::messages::ask_worker;
 extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "history"], js_name = search)]
     fn history_search(query: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "history"], js_name = deleteUrl)]
+    fn history_delete_url(details: &JsValue) -> Result<js_sys::Promise, JsValue>;
 }
 
 const SEARCH: &str = "chrome.history.search";
+const DELETE_URL: &str = "chrome.history.deleteUrl";
 
 /// The argument of `chrome.history.search`, in the browser's shape. Times are integer milliseconds,
 /// which cross as JS numbers exactly (below 2^53).
@@ -55,6 +59,38 @@ pub async fn search_items(
     };
     let items = settle(SEARCH, history_search(&to_js(SEARCH, &query)?)).await?;
     from_js(SEARCH, &items)
+}
+
+/// Deletes every visit of one raw URL from the browser's history (`chrome.history.deleteUrl`;
+/// the browser then reports it to `onVisitRemoved`). A URL the history does not hold is no error.
+pub async fn delete_url(url: &str) -> Result<(), ChromeError> {
+    #[derive(Serialize)]
+    struct Details<'a> {
+        url: &'a str,
+    }
+    settle(
+        DELETE_URL,
+        history_delete_url(&to_js(DELETE_URL, &Details { url })?),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Deletes a page shown in a result (`page_url`, cleaned) from the browser's history: every raw
+/// entry merged into it, found again in the whole history ([`rows::variants_text`],
+/// [`rows::variants`]). Says whether the history still held it; stops at the first entry the
+/// browser refuses to delete.
+pub async fn delete_page(page_url: &str) -> Result<Removal, ChromeError> {
+    let items = search_items(&rows::variants_text(page_url), 0, None, 0).await?;
+    let held = rows::was_in_history(page_url, &items);
+    for url in rows::variants(page_url, &items) {
+        delete_url(&url).await?;
+    }
+    Ok(if held {
+        Removal::Removed
+    } else {
+        Removal::AlreadyGone
+    })
 }
 
 /// The browser's history as a [`PageSource`] (`chrome.history`; needs the `history` permission):

@@ -5,8 +5,10 @@
 //! Data crosses the boundary as JSON text ([`js_json`]): integers stay integers, and what the
 //! browser hands us is read by the core's lenient serde types.
 //!
-//! Nothing here uses `window`, so it works in the popup, the options page and the service worker.
+//! Nothing here uses `window`, so it works in the popup, the options page and the service worker
+//! (but [`clipboard`], which only a page has).
 
+pub mod clipboard;
 pub mod embedder;
 mod error;
 pub mod gemini;

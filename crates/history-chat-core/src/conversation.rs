@@ -255,6 +255,17 @@ impl Turn {
     }
 }
 
+impl Turn {
+    /// Takes out the results showing one of `gone` (cleaned URLs of pages the user removed from
+    /// history); says whether any was. The rest of the turn (question, notices, error) stays.
+    pub fn drop_pages(&mut self, gone: &HashSet<String>) -> bool {
+        let before = self.results.len();
+        self.results
+            .retain(|result| !gone.contains(&result.page.url));
+        self.results.len() != before
+    }
+}
+
 /// A turn with the storage key it lives under.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredTurn {
@@ -803,6 +814,29 @@ mod tests {
             // The rest of each rewritten turn is kept.
             assert!(rewrites.iter().all(|s| s.turn.question == "q"), "{case}");
         }
+    }
+
+    #[test]
+    fn dropping_removed_pages_keeps_the_rest_of_the_turn() {
+        let page = |url: &str| Page {
+            url: url.to_owned(),
+            title: "T".to_owned(),
+            last_visit_ms: 1,
+            visit_count: 1,
+        };
+        let mut turn = Turn::local(
+            5,
+            "cte",
+            Period::default(),
+            Ok(vec![page("https://a.example/"), page("https://b.example/")]),
+        );
+        turn.note = Some(TurnNote::Worded("note".to_owned()));
+        let gone = HashSet::from(["https://a.example/".to_owned()]);
+        assert!(turn.drop_pages(&gone));
+        let urls: Vec<&str> = turn.results.iter().map(|r| r.page.url.as_str()).collect();
+        assert_eq!(urls, ["https://b.example/"]);
+        assert_eq!(turn.note, Some(TurnNote::Worded("note".to_owned())));
+        assert!(!turn.drop_pages(&gone), "nothing left to drop");
     }
 
     #[test]

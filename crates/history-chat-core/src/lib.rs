@@ -25,6 +25,8 @@
 //!   worker.
 //! - [`omnibox`]: the address-bar keyword: suggestions (escaped XML, matched words marked), the
 //!   default suggestion, and what Enter opens.
+//! - [`rows`]: what a result row offers: where a page opens for each key, the announced count,
+//!   and removing a page from history (every raw entry merged into it).
 //! - [`ai`]: AI mode: engine choice, keyword expansion, budgeted retrieval and ranking, against a
 //!   model trait.
 //! - [`gemini`]: the Gemini API's wire format: request bodies, and what responses mean.
@@ -45,6 +47,7 @@ pub mod messages;
 pub mod omnibox;
 mod percent;
 pub mod period;
+pub mod rows;
 pub mod search;
 pub mod semantic;
 pub mod settings;

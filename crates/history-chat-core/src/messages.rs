@@ -78,6 +78,15 @@ pub enum Request {
         /// At most this many pages.
         limit: usize,
     },
+    /// The user removed these pages from the browser's history (a result's "Remove from
+    /// history"): the worker drops them from the local index (saved soon after) and from topic
+    /// search's vectors at once, whatever `onVisitRemoved` decides for them. Answered with
+    /// [`Response::Forgotten`].
+    Forget {
+        /// The pages' URLs (cleaned, as shown; a raw URL is cleaned first). The whole page goes,
+        /// every raw entry merged into it.
+        urls: Vec<String>,
+    },
 }
 
 /// The service worker's answer.
@@ -124,6 +133,11 @@ pub enum Response {
     Indexing {
         /// How far it has got.
         progress: IndexProgress,
+    },
+    /// [`Request::Forget`] is done: neither index holds those pages any more.
+    Forgotten {
+        /// How many of them the local index held.
+        pages: usize,
     },
     /// Something went wrong in the worker.
     Failed {
@@ -317,6 +331,23 @@ mod tests {
         assert_eq!(
             serde_json::to_value(Response::Ready { pages: 3 }).unwrap(),
             json!({"type": "ready", "pages": 3})
+        );
+    }
+
+    #[test]
+    fn forget_names_the_pages_and_its_answer_counts_them() {
+        let request = Request::Forget {
+            urls: vec!["https://a.example/x".into()],
+        };
+        let value = serde_json::to_value(&request).unwrap();
+        assert_eq!(
+            value,
+            json!({"type": "forget", "urls": ["https://a.example/x"]})
+        );
+        assert_eq!(serde_json::from_value::<Request>(value).unwrap(), request);
+        assert_eq!(
+            serde_json::to_value(Response::Forgotten { pages: 1 }).unwrap(),
+            json!({"type": "forgotten", "pages": 1})
         );
     }
 

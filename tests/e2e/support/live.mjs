@@ -17,7 +17,7 @@ export async function readLive(page) {
     const section = document.querySelector(sel);
     if (!section) return null;
     return {
-      hrefs: [...section.querySelectorAll('ul[role="list"] a')].map((a) => a.getAttribute('href')),
+      hrefs: [...section.querySelectorAll('ul[role="listbox"] a')].map((a) => a.getAttribute('href')),
       notices: [...section.querySelectorAll('p.notice')].map((p) => p.textContent.trim()),
     };
   }, LIVE);

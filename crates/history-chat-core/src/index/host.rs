@@ -143,6 +143,12 @@ pub enum Event {
     Visited(HistoryItem),
     /// `chrome.history.onVisitRemoved`: what was removed.
     Removed(RemovedVisits),
+    /// [`Request::Forget`]: the user removed these pages (cleaned or raw URLs) from the browser's
+    /// history. Each whole page goes at once, every raw entry merged into it, whatever
+    /// [`Event::Removed`] would keep; like a removal it is applied again after a history read that
+    /// was out when it came, and saved like any change. The conversation is the popup's to
+    /// rewrite.
+    Forget(Vec<String>),
     /// The timer set by [`Action::PersistAfter`] fired.
     PersistDue,
 }
@@ -222,6 +228,7 @@ struct Pending {
 enum Change {
     Visited(HistoryItem),
     Removed(RemovedVisits),
+    Forgot(Vec<String>),
 }
 
 #[derive(Debug, Default)]
@@ -269,6 +276,7 @@ impl Host {
                 actions.push(Action::ForgetInConversation(removed.clone()));
                 self.change(Change::Removed(removed), &mut actions);
             }
+            Event::Forget(urls) => self.change(Change::Forgot(urls), &mut actions),
             Event::PersistDue => {
                 self.persist_set = false;
                 if let Phase::Live {
@@ -342,6 +350,10 @@ impl Host {
                     message: "The local index does not answer topic-search requests.".to_owned(),
                 }
             }
+            // A change, not a question: the worker feeds it as [`Event::Forget`].
+            Request::Forget { .. } => Response::Failed {
+                message: "Forgetting pages is a change of the index, not a question.".to_owned(),
+            },
         })
     }
 
@@ -632,6 +644,9 @@ fn apply(index: &mut Index, change: Change) {
             all_history: true, ..
         }) => index.clear(),
         Change::Removed(RemovedVisits { urls, .. }) => index.remove_urls(&urls),
+        Change::Forgot(urls) => {
+            index.forget_pages(&urls);
+        }
     }
 }
 

@@ -297,6 +297,22 @@ impl Index {
         }
     }
 
+    /// Forgets whole pages (the user removed them from history): each URL is cleaned, and the page
+    /// it names goes with every raw entry merged into it. Returns how many of them the index held.
+    pub fn forget_pages(&mut self, urls: &[String]) -> usize {
+        let mut forgotten = 0;
+        for url in urls {
+            let Ok(url) = clean_url(url) else {
+                continue;
+            };
+            if let Some(&id) = self.by_url.get(url.as_str()) {
+                self.remove_doc(id);
+                forgotten += 1;
+            }
+        }
+        forgotten
+    }
+
     /// Forgets raw URLs (`onVisitRemoved` with `urls`). A page goes when its last raw URL does;
     /// otherwise its last visit and visit count are recomputed from the raw URLs left (its title
     /// stays: it is still that page's title).

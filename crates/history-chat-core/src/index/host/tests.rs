@@ -721,3 +721,71 @@ fn a_search_reads_the_questions_site_terms_and_a_keyword_its_filter() {
     assert_eq!(keyword("recursive", "site:blog.example"), [CTE]);
     assert!(keyword("recursive", "site:cuisine.example").is_empty());
 }
+
+#[test]
+fn a_forgotten_page_goes_with_every_raw_entry_and_the_snapshot_is_saved_without_it() {
+    let mut browser = history();
+    browser.push(item(
+        "https://cuisine.example/creme-brulee?utm_source=newsletter",
+        "Crème brûlée facile",
+        HOUR_MS,
+    ));
+    browser.push(item(
+        "https://cuisine.example/creme-brulee#etape-2",
+        "Crème brûlée facile",
+        3 * HOUR_MS,
+    ));
+    let mut sim = Sim::built(browser);
+    assert!(sim.finds("creme", CREME));
+    let saves = sim.saves;
+    sim.feed(Event::Forget(vec![CREME.to_owned()]));
+    assert!(!sim.finds("creme", CREME), "gone at once");
+    assert!(
+        sim.forgotten.is_empty(),
+        "the popup rewrites the conversation itself"
+    );
+    sim.persist_due();
+    assert_eq!(sim.saves, saves + 1, "the change is saved");
+    let stored = sim.stored.clone();
+    let mut sim = sim.restart();
+    sim.feed(Event::Need);
+    sim.give_snapshot(stored);
+    assert!(sim.finds("recursive", CTE), "the snapshot is loaded");
+    assert!(!sim.finds("creme", CREME), "not in the saved snapshot");
+}
+
+#[test]
+fn a_page_forgotten_during_a_read_never_comes_back() {
+    let mut sim = Sim::building(history());
+    let first = sim.take_read();
+    let stale = sim.items_for(&first);
+    assert!(stale.iter().any(|i| i.url == CREME));
+    sim.browser.retain(|i| i.url != CREME);
+    sim.feed(Event::Forget(vec![CREME.to_owned()]));
+    sim.serve(first, Some(stale));
+    sim.serve_all();
+    assert!(!sim.finds("creme", CREME));
+}
+
+#[test]
+fn forgetting_a_page_the_index_does_not_hold_changes_nothing_else() {
+    let mut sim = Sim::built(history());
+    let before = sim.host.index().map(Index::len);
+    sim.feed(Event::Forget(vec![
+        "https://never.example/visited".to_owned(),
+        "javascript:alert(1)".to_owned(),
+    ]));
+    assert_eq!(sim.host.index().map(Index::len), before);
+    assert!(sim.finds("recursive", CTE));
+}
+
+#[test]
+fn forget_is_not_answered_as_a_question() {
+    let sim = Sim::built(history());
+    assert!(matches!(
+        sim.ask(Request::Forget {
+            urls: vec![CREME.to_owned()]
+        }),
+        Reply::Now(Response::Failed { .. })
+    ));
+}

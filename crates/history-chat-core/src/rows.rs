@@ -1,0 +1,274 @@
+//! What a result row offers besides its link: where a page opens for each key and mouse button,
+//! the count announced as results change, and removing a page from the browser's history (which
+//! raw entries to delete, and what the user is told).
+//!
+//! A row shows one cleaned page ([`crate::history::clean_and_merge`]): several raw history
+//! entries (`?utm_source=…`, `#section`, …) may have been merged into it. Removing the page
+//! deletes every one of them, found again in the browser's history when the user asks
+//! ([`variants_text`], [`variants`]), so that no entry of it is left to bring it back.
+
+use crate::clean::clean_url;
+use crate::history::HistoryItem;
+use crate::omnibox::Disposition;
+use crate::site_filter;
+
+/// The modifier keys (and the mouse button) of the event that opens a result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpenKeys {
+    /// Shift held.
+    pub shift: bool,
+    /// Ctrl held.
+    pub ctrl: bool,
+    /// ⌘ (Meta) held: Ctrl's role on a Mac.
+    pub meta: bool,
+    /// The middle mouse button (a click with the wheel).
+    pub middle: bool,
+}
+
+/// Where a result opens, as in a browser's own links: Enter or a click in a new tab, in front;
+/// Ctrl/⌘ (with Enter or a click) or the middle button in a new tab left behind, so the popup stays
+/// open on the results; Shift in the current tab (the tab the popup was opened over). Ctrl/⌘ with
+/// Shift brings the new tab to the front, as Chrome does for links.
+pub fn open_disposition(keys: OpenKeys) -> Disposition {
+    let background = keys.ctrl || keys.meta || keys.middle;
+    match (background, keys.shift) {
+        (true, true) => Disposition::NewForegroundTab,
+        (true, false) => Disposition::NewBackgroundTab,
+        (false, true) => Disposition::CurrentTab,
+        (false, false) => Disposition::NewForegroundTab,
+    }
+}
+
+/// The count announced politely to screen readers as the as-you-type results change:
+/// "No results", "1 result", "5 results".
+pub fn result_count(count: usize) -> String {
+    match count {
+        0 => "No results".to_owned(),
+        1 => "1 result".to_owned(),
+        n => format!("{n} results"),
+    }
+}
+
+/// The text given to the browser's history search (`chrome.history.search`, over the whole
+/// history) to find every raw entry that cleans to `page_url`: the words of its host (the
+/// browser matches them in the entry's address), or nothing — every entry, filtered by
+/// [`variants`] — when the host is not a plain domain the browser's words can match (an IP
+/// literal, an international name).
+pub fn variants_text(page_url: &str) -> String {
+    let Ok(url) = clean_url(page_url) else {
+        return String::new();
+    };
+    let Some(host) = url.host_str() else {
+        return String::new();
+    };
+    // The rule the `site:` filter uses to narrow the browser's search to one site.
+    site_filter::parse(&format!("site:{host}"))
+        .filter
+        .browser_words()
+        .unwrap_or_default()
+}
+
+/// The raw URLs to delete from the browser's history for the page `page_url` (a cleaned URL, as
+/// every row holds): each of `items` whose URL cleans to it, and the cleaned URL itself (deleting
+/// an entry that is not there does nothing), without duplicates. A `page_url` that is not a web
+/// page gives nothing: it was never shown.
+pub fn variants(page_url: &str, items: &[HistoryItem]) -> Vec<String> {
+    let Ok(page) = clean_url(page_url) else {
+        return Vec::new();
+    };
+    let page = page.as_str();
+    let mut urls = vec![page.to_owned()];
+    for item in items {
+        let same = clean_url(&item.url).is_ok_and(|cleaned| cleaned.as_str() == page);
+        if same && !urls.contains(&item.url) {
+            urls.push(item.url.clone());
+        }
+    }
+    urls
+}
+
+/// Whether the browser's history still held the page when the user removed it: some of `items`
+/// clean to `page_url`.
+pub fn was_in_history(page_url: &str, items: &[HistoryItem]) -> bool {
+    let Ok(page) = clean_url(page_url) else {
+        return false;
+    };
+    items
+        .iter()
+        .any(|item| clean_url(&item.url).is_ok_and(|cleaned| cleaned == page))
+}
+
+/// What happened when the user removed a page, for the status line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Removal {
+    /// Its entries were deleted from the browser's history (and the page from the index and the
+    /// stored answers).
+    Removed,
+    /// The browser's history no longer held it (deleted meanwhile, elsewhere): it is taken out of
+    /// the index and the answers all the same.
+    AlreadyGone,
+}
+
+impl Removal {
+    /// The status line after a removal, naming the page by its title (`title`, as shown).
+    pub fn message(self, title: &str) -> String {
+        match self {
+            Removal::Removed => format!("Removed from your history: {title}"),
+            Removal::AlreadyGone => format!(
+                "This page was already gone from your history; it is no longer shown: {title}"
+            ),
+        }
+    }
+}
+
+/// The alert when the browser could not delete the page (`error` says why): nothing was taken
+/// out of the results, and trying again is safe.
+pub fn removal_failed(error: &str) -> String {
+    format!(
+        "This page could not be removed from your history ({error}). It is still there; try again, \
+         or remove it from Chrome's History page."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(url: &str) -> HistoryItem {
+        HistoryItem {
+            url: url.to_owned(),
+            ..HistoryItem::default()
+        }
+    }
+
+    #[test]
+    fn each_key_and_button_opens_where_a_browser_link_would() {
+        let keys = |shift, ctrl, meta, middle| OpenKeys {
+            shift,
+            ctrl,
+            meta,
+            middle,
+        };
+        let table = [
+            (
+                keys(false, false, false, false),
+                Disposition::NewForegroundTab,
+            ),
+            (keys(true, false, false, false), Disposition::CurrentTab),
+            (
+                keys(false, true, false, false),
+                Disposition::NewBackgroundTab,
+            ),
+            (
+                keys(false, false, true, false),
+                Disposition::NewBackgroundTab,
+            ),
+            (
+                keys(false, false, false, true),
+                Disposition::NewBackgroundTab,
+            ),
+            (
+                keys(true, true, false, false),
+                Disposition::NewForegroundTab,
+            ),
+            (
+                keys(true, false, true, false),
+                Disposition::NewForegroundTab,
+            ),
+            (
+                keys(true, false, false, true),
+                Disposition::NewForegroundTab,
+            ),
+        ];
+        for (keys, expected) in table {
+            assert_eq!(open_disposition(keys), expected, "{keys:?}");
+        }
+    }
+
+    #[test]
+    fn the_count_is_worded_for_zero_one_and_many() {
+        for (count, expected) in [
+            (0, "No results"),
+            (1, "1 result"),
+            (2, "2 results"),
+            (25, "25 results"),
+        ] {
+            assert_eq!(result_count(count), expected);
+        }
+    }
+
+    #[test]
+    fn the_browser_is_asked_for_the_words_of_the_page_host() {
+        for (page, expected) in [
+            ("https://blog.example.com/ctes?a=1", "blog example com"),
+            ("http://localhost:3000/x", "localhost"),
+            ("https://github.com/", "github com"),
+            // Not words the browser's search can match: every entry is read and filtered.
+            ("http://[::1]:8080/", ""),
+            ("https://xn--bcher-kva.de/", ""),
+            ("chrome://settings", ""),
+            ("not a url", ""),
+        ] {
+            assert_eq!(variants_text(page), expected, "{page}");
+        }
+    }
+
+    #[test]
+    fn every_raw_entry_merged_into_the_page_is_deleted_and_no_other() {
+        let items = [
+            item("https://blog.example.com/ctes?utm_source=tw"),
+            item("https://blog.example.com/ctes#comments"),
+            item("https://blog.example.com/ctes"),
+            item("https://blog.example.com/ctes?utm_source=tw"),
+            item("https://blog.example.com/ctes-part-2"),
+            item("https://blog.example.com/ctes?page=2"),
+            item("http://blog.example.com/ctes"),
+            item("chrome://history"),
+        ];
+        assert_eq!(
+            variants("https://blog.example.com/ctes", &items),
+            [
+                "https://blog.example.com/ctes",
+                "https://blog.example.com/ctes?utm_source=tw",
+                "https://blog.example.com/ctes#comments",
+            ]
+        );
+        assert!(was_in_history("https://blog.example.com/ctes", &items));
+    }
+
+    #[test]
+    fn a_page_already_gone_still_deletes_its_own_url_and_says_so() {
+        let items = [item("https://blog.example.com/other")];
+        assert_eq!(
+            variants("https://blog.example.com/ctes", &items),
+            ["https://blog.example.com/ctes"]
+        );
+        assert!(!was_in_history("https://blog.example.com/ctes", &items));
+        assert!(!was_in_history("https://blog.example.com/ctes", &[]));
+        assert!(
+            Removal::AlreadyGone
+                .message("CTEs")
+                .starts_with("This page was already gone from your history")
+        );
+    }
+
+    #[test]
+    fn what_is_not_a_web_page_is_never_deleted() {
+        assert!(variants("javascript:alert(1)", &[item("javascript:alert(1)")]).is_empty());
+        assert!(!was_in_history(
+            "file:///etc/passwd",
+            &[item("file:///etc/passwd")]
+        ));
+    }
+
+    #[test]
+    fn the_messages_name_the_page_and_what_to_do() {
+        assert_eq!(
+            Removal::Removed.message("Recursive CTEs"),
+            "Removed from your history: Recursive CTEs"
+        );
+        let failed = removal_failed("the browser refused");
+        assert!(failed.contains("the browser refused"), "{failed}");
+        assert!(failed.contains("try again"), "{failed}");
+    }
+}

@@ -1,0 +1,235 @@
+// "Remove from history" on a result (issue 11, part 2), end to end: the built extension, a seeded
+// real chrome.history, the worker's index, the stored conversation. A page merged from several raw
+// entries (tracking parameters, fragments) is removed whole: chrome.history no longer holds any of
+// them, the row is gone, the index no longer finds it (asked again), and the stored answer no
+// longer shows it once the popup is reopened. Bad input: a stray Enter on the confirmation, a page
+// already gone from the history, a refused deleteUrl, and a removal while a search that shows the
+// page is still running (AI mode, its ranking held by the Gemini stand-in).
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchExtension } from './support/launch.mjs';
+import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
+import { SEL, alertText, ask, assertFound, assertNotFound, describeTurn, logEntries, openPopup, readTurns, statusText, waitForTurns } from './support/popup.mjs';
+import { askWorker, waitForIndex } from './support/live.mjs';
+import { askAi, readAiTurns, launchAi, submit } from './support/ai.mjs';
+import { LIMIT_MS, POPUP_STARTUP, flushEvents, gate, trackChromeCalls, waitForSettled } from './support/settle.mjs';
+
+/** One page seen under three raw URLs (merged into one row), and a sibling that must stay. */
+const CAKE = 'https://recipes.example.org/zorblat-cake';
+const CAKE_TITLE = 'Zorblat cake with quince glaze';
+const CAKE_RAW = [`${CAKE}?utm_source=newsletter`, `${CAKE}#step-3`, CAKE];
+const PIE = 'https://recipes.example.org/zorblat-pie';
+const PIE_TITLE = 'Zorblat pie, the classic';
+/** A page removed behind the popup's back, then removed from its row. */
+const TART = 'https://recipes.example.org/zorblat-tart?utm_medium=social';
+const TART_CLEAN = 'https://recipes.example.org/zorblat-tart';
+/** A page whose deletion the browser refuses (the test replaces deleteUrl). */
+const FLAN = 'https://recipes.example.org/zorblat-flan';
+
+function seeded(now) {
+  return [
+    ...demoHistory(now),
+    { url: CAKE_RAW[0], title: CAKE_TITLE, visits: [now - 2 * HOUR] },
+    { url: CAKE_RAW[1], title: CAKE_TITLE, visits: [now - 5 * HOUR] },
+    { url: CAKE_RAW[2], title: CAKE_TITLE, visits: [now - DAY] },
+    { url: PIE, title: PIE_TITLE, visits: [now - 3 * HOUR] },
+    { url: TART, title: 'Zorblat tart for a crowd', visits: [now - 4 * HOUR] },
+    { url: FLAN, title: 'Zorblat flan in ten minutes', visits: [now - 6 * HOUR] },
+  ];
+}
+
+/** Every raw URL chrome.history holds whose address contains `part` (the whole history). */
+async function historyUrls(page, part) {
+  const items = await page.evaluate(() => chrome.history.search({ text: '', startTime: 0, maxResults: 0 }));
+  return items.map((i) => i.url).filter((u) => u.includes(part));
+}
+
+/** The result row (li) showing `href` in the newest turn. */
+function rowOf(popup, href) {
+  return popup.locator(SEL.turn).first().locator('li.result').filter({ has: popup.locator(`a[href="${href}"]`) });
+}
+
+/** Waits until no turn of the conversation shows `href`. */
+async function waitForRowGone(popup, href) {
+  await popup.waitForFunction(
+    ({ sel, href }) => ![...document.querySelectorAll(`${sel} a.result-link`)].some((a) => a.getAttribute('href') === href),
+    { sel: SEL.conversation, href },
+    { timeout: LIMIT_MS },
+  );
+}
+
+describe('Remove from history in local search', () => {
+  let ext;
+  let popup;
+  const now = Date.now();
+
+  before(async () => {
+    ext = await launchExtension({ history: seeded(now) });
+    await trackChromeCalls(ext.context);
+    popup = await openPopup(ext);
+    await waitForIndex(popup);
+    await waitForSettled(popup, POPUP_STARTUP);
+  });
+
+  after(async () => {
+    await ext?.close();
+  });
+
+  test('a stray Enter on the confirmation cancels; Remove deletes every raw entry, the row, the index entry and the stored result', async () => {
+    assert.deepEqual((await historyUrls(popup, 'zorblat-cake')).sort(), [...CAKE_RAW].sort(), 'fixture: three raw entries of the page');
+    const turn = await ask(popup, 'zorblat');
+    assertFound(turn, CAKE, 'the merged page');
+    assertFound(turn, PIE, 'its sibling');
+    assert.equal(turn.results.filter((r) => r.href === CAKE).length, 1, `one row for the three entries:\n${describeTurn(turn)}`);
+
+    const row = rowOf(popup, CAKE);
+    await row.getByRole('button', { name: 'Remove from history', exact: true }).click();
+    const confirm = row.getByRole('group', { name: 'Remove this page from your history?' });
+    await confirm.waitFor({ timeout: LIMIT_MS });
+    await popup.waitForFunction(() => document.activeElement?.textContent?.trim() === 'Cancel', null, { timeout: LIMIT_MS });
+    // A stray Enter lands on Cancel, never on Remove.
+    await popup.keyboard.press('Enter');
+    await confirm.waitFor({ state: 'detached', timeout: LIMIT_MS });
+    await popup.waitForFunction(() => document.activeElement?.textContent?.trim() === 'Remove from history', null, { timeout: LIMIT_MS });
+    assert.equal(await row.count(), 1, 'the row is still shown');
+    assert.equal((await historyUrls(popup, 'zorblat-cake')).length, 3, 'nothing was deleted by the stray Enter');
+
+    await row.getByRole('button', { name: 'Remove from history', exact: true }).click();
+    await row.getByRole('button', { name: 'Remove', exact: true }).click();
+    await waitForRowGone(popup, CAKE);
+    assert.deepEqual(await historyUrls(popup, 'zorblat-cake'), [], 'chrome.history holds none of the raw entries');
+    assert.equal((await historyUrls(popup, 'zorblat-pie')).length, 1, 'the sibling page is untouched');
+    assert.match(await statusText(popup), new RegExp(`Removed from your history: ${CAKE_TITLE}`));
+    assert.equal(await alertText(popup), '', 'no alert');
+    await popup.waitForFunction((s) => document.activeElement === document.querySelector(s), SEL.search, { timeout: LIMIT_MS });
+
+    const index = await askWorker(popup, { type: 'search', query: 'zorblat', startMs: 0, limit: 25 });
+    assert.equal(index.type, 'pages');
+    assert.ok(!index.pages.some((p) => p.url === CAKE), `the index no longer holds it: ${JSON.stringify(index.pages.map((p) => p.url))}`);
+    assert.ok(index.pages.some((p) => p.url === PIE), 'the index still holds the sibling');
+    const again = await ask(popup, 'zorblat cake');
+    assertNotFound(again, CAKE, 'the removed page, asked again');
+
+    const stored = (await logEntries(popup)).filter((e) => e.question === 'zorblat');
+    assert.equal(stored.length, 1);
+    assert.ok(!stored[0].results.some((r) => r.url === CAKE), `the stored answer no longer holds it: ${JSON.stringify(stored[0].results.map((r) => r.url))}`);
+    assert.ok(stored[0].results.some((r) => r.url === PIE), 'the stored answer keeps the other pages');
+
+    await popup.close();
+    popup = await openPopup(ext);
+    await waitForTurns(popup, 2, LIMIT_MS);
+    const turns = await readTurns(popup);
+    const reopened = turns.find((t) => t.question === 'zorblat');
+    assert.ok(reopened, 'the turn is still in the conversation');
+    assertNotFound(reopened, CAKE, 'the removed page, after reopening');
+    assertFound(reopened, PIE, 'the sibling, after reopening');
+    await flushEvents(ext, popup);
+    ext.assertNoErrors();
+  });
+
+  test('"Remove" on a page already gone from the history: a plain outcome, the row goes, no error', async () => {
+    const turn = await ask(popup, 'zorblat tart');
+    assertFound(turn, TART_CLEAN);
+    // Deleted elsewhere (Chrome's History page) while the popup shows it.
+    const other = await ext.openPage('manifest.json');
+    await other.evaluate((url) => chrome.history.deleteUrl({ url }), TART);
+    assert.deepEqual(await historyUrls(other, 'zorblat-tart'), [], 'fixture: gone from the history');
+    await other.close();
+
+    const row = rowOf(popup, TART_CLEAN);
+    await row.getByRole('button', { name: 'Remove from history', exact: true }).click();
+    await row.getByRole('button', { name: 'Remove', exact: true }).click();
+    await waitForRowGone(popup, TART_CLEAN);
+    assert.match(await statusText(popup), /already gone from your history/);
+    assert.equal(await alertText(popup), '', 'no alert: nothing went wrong');
+    const index = await askWorker(popup, { type: 'search', query: 'zorblat tart', startMs: 0, limit: 25 });
+    assert.ok(!index.pages.some((p) => p.url === TART_CLEAN), 'the index does not hold it');
+    await flushEvents(ext, popup);
+    ext.assertNoErrors();
+  });
+
+  test('a refused deleteUrl says so and keeps the row; trying again removes it', async () => {
+    const turn = await ask(popup, 'zorblat flan');
+    assertFound(turn, FLAN);
+    await popup.evaluate(() => {
+      window.__realDeleteUrl = chrome.history.deleteUrl;
+      chrome.history.deleteUrl = () => Promise.reject(new Error('History is locked by the test'));
+    });
+    const row = rowOf(popup, FLAN);
+    await row.getByRole('button', { name: 'Remove from history', exact: true }).click();
+    await row.getByRole('button', { name: 'Remove', exact: true }).click();
+    await popup.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('could not be removed'), SEL.alert, { timeout: LIMIT_MS });
+    const alert = await alertText(popup);
+    assert.match(alert, /This page could not be removed from your history/);
+    assert.match(alert, /History is locked by the test/, 'the browser\'s reason');
+    assert.match(alert, /try again/);
+    assert.equal(await row.count(), 1, 'the row is kept');
+    await row.getByRole('button', { name: 'Remove from history', exact: true }).waitFor({ timeout: LIMIT_MS });
+    assert.equal((await historyUrls(popup, 'zorblat-flan')).length, 1, 'still in the history');
+    const index = await askWorker(popup, { type: 'search', query: 'zorblat flan', startMs: 0, limit: 25 });
+    assert.ok(index.pages.some((p) => p.url === FLAN), 'still in the index');
+    const stored = (await logEntries(popup)).filter((e) => e.question === 'zorblat flan');
+    assert.ok(stored[0].results.some((r) => r.url === FLAN), 'still in the stored answer');
+
+    await popup.evaluate(() => {
+      chrome.history.deleteUrl = window.__realDeleteUrl;
+    });
+    await row.getByRole('button', { name: 'Remove from history', exact: true }).click();
+    await row.getByRole('button', { name: 'Remove', exact: true }).click();
+    await waitForRowGone(popup, FLAN);
+    assert.deepEqual(await historyUrls(popup, 'zorblat-flan'), [], 'removed on the second try');
+    await flushEvents(ext, popup);
+    ext.assertNoErrors();
+  });
+});
+
+describe('Remove from history while a search that shows the page is running', () => {
+  let ext;
+  let gemini;
+  const now = Date.now();
+  const question = 'zorblat cake quince';
+
+  before(async () => {
+    ({ ext, gemini } = await launchAi({ history: seeded(now) }));
+  });
+
+  after(async () => {
+    await ext?.close();
+  });
+
+  test('the page is never shown nor stored by the answer that was running, though the model picked it', async () => {
+    const popup = await openPopup(ext);
+    await waitForIndex(popup);
+    const first = await askAi(popup, question);
+    assert.ok(first.results.some((r) => r.href === CAKE), `fixture: the model picks the page: ${JSON.stringify(first.results)}`);
+
+    const ranking = gate();
+    gemini.queue('ranking', async () => (await ranking.opened, null));
+    const rankingsBefore = gemini.calls('ranking').length;
+    try {
+      await submit(popup, question);
+      await gemini.waitForCalls(rankingsBefore + 1, { kind: 'ranking', timeout: LIMIT_MS });
+      const held = gemini.calls('ranking').at(-1);
+      assert.ok(held.candidates.some((c) => c.title === CAKE_TITLE), 'the running search sent the page to the model');
+
+      const row = popup.locator(SEL.turn).first().locator('li.result').filter({ has: popup.locator(`a[href="${CAKE}"]`) });
+      await row.getByRole('button', { name: 'Remove from history', exact: true }).click();
+      await row.getByRole('button', { name: 'Remove', exact: true }).click();
+      await waitForRowGone(popup, CAKE);
+      assert.equal(await popup.locator(SEL.conversation).getAttribute('aria-busy'), 'true', 'the search was still running');
+    } finally {
+      ranking.open();
+    }
+    await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false' && document.querySelectorAll(`${sel} article.turn`).length >= 2, SEL.conversation, { timeout: 60_000 });
+    const turns = await readAiTurns(popup);
+    assert.equal(turns[0].question, question);
+    assert.ok(turns[0].results.length > 0, 'the running search still answered');
+    assert.ok(!turns.some((t) => t.results.some((r) => r.href === CAKE)), `no turn shows the removed page: ${JSON.stringify(turns.map((t) => t.results.map((r) => r.href)))}`);
+    const stored = await logEntries(popup);
+    assert.ok(!stored.some((e) => e.results?.some((r) => r.url === CAKE)), 'no stored answer holds it');
+    assert.deepEqual(await historyUrls(popup, 'zorblat-cake'), []);
+    await flushEvents(ext, popup);
+    ext.assertNoErrors();
+    await popup.close();
+  });
+});
