@@ -760,7 +760,8 @@ async fn ask_ai(
         now_ms: at_ms,
         model: settings.model_name().to_owned(),
     };
-    let answer = ai_search(&IndexedHistory, model, input, &mut |progress| {
+    let source = IndexedHistory::new(settings.exclusions());
+    let answer = ai_search(&source, model, input, &mut |progress| {
         status.set(progress.message())
     })
     .await;
