@@ -28,6 +28,13 @@ chrome.history.onVisitRemoved.addListener((removed) => {
   ready.then(() => worker.on_visit_removed(removed)).catch(report('forgetting removed pages'));
 });
 
+// The excluded sites (Options) apply at once: their pages leave the indexes.
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'sync' && changes.settings) {
+    ready.then(() => worker.on_settings_changed()).catch(report('applying the excluded sites'));
+  }
+});
+
 // The address-bar keyword (`hc`): suggestions from the local index, Enter opens the page.
 chrome.omnibox.onInputStarted.addListener(() => {
   ready.then(() => worker.on_input_started()).catch(report('starting the address-bar keyword'));

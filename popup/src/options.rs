@@ -1,5 +1,5 @@
 //! The options page: Gemini key (save, test, remove), search depth, model, default period,
-//! conversation retention, and what leaves the machine in each mode.
+//! excluded sites, site icons, conversation retention, and what leaves the machine in each mode.
 
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
@@ -8,6 +8,7 @@ use history_chat_bindings::{gemini, permissions, storage};
 use history_chat_core::ai::Depth;
 use history_chat_core::ai::provider::{Availability, Engine, Provider};
 use history_chat_core::api_key::ApiKey;
+use history_chat_core::exclusions::{BadLine, Exclusions};
 use history_chat_core::gemini::DEFAULT_MODEL;
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
 use history_chat_core::messages::{Request, Response};
@@ -119,6 +120,13 @@ pub fn Options() -> impl IntoView {
     let key_visible = RwSignal::new(false);
     let availability = RwSignal::new(None::<Availability>);
     let download = RwSignal::new(None::<f64>);
+    let excluded_draft = RwSignal::new(String::new());
+    let excluded_problems = RwSignal::new(Vec::<String>::new());
+    // Whether the optional `favicon` permission is granted (`None` until known).
+    let icons_granted = RwSignal::new(None::<bool>);
+    spawn_local(async move {
+        icons_granted.set(Some(permissions::has_favicon().await.unwrap_or(false)));
+    });
 
     spawn_local(async move { availability.set(Some(on_device::availability().await)) });
     let understanding = RwSignal::new(None::<SemanticProgress>);
@@ -135,6 +143,7 @@ pub fn Options() -> impl IntoView {
             }
         };
         key_draft.set(loaded.gemini_api_key.expose().to_owned());
+        excluded_draft.set(loaded.excluded_sites.join("\n"));
         settings.set(Some(loaded));
     });
 
@@ -257,6 +266,66 @@ pub fn Options() -> impl IntoView {
             .filter(|progress| progress.status == SemanticStatus::Building)
     };
 
+    let save_excluded = move |_| {
+        let Some(mut next) = settings.get_untracked() else {
+            return;
+        };
+        match Exclusions::parse(&excluded_draft.get_untracked()) {
+            Ok(list) => {
+                excluded_problems.set(Vec::new());
+                next.excluded_sites = list.lines();
+                excluded_draft.set(next.excluded_sites.join("\n"));
+                store(settings, next, feedback, "Excluded sites saved");
+            }
+            Err(bad) => {
+                excluded_problems.set(bad.iter().map(BadLine::message).collect());
+                feedback.fail("The excluded sites were not saved: correct the lines named below.");
+            }
+        }
+    };
+    let switch_icons = move |on: bool| {
+        if on {
+            // The permission prompt must start inside the click, before any await.
+            match permissions::request_favicon() {
+                Ok(answer) => spawn_local(async move {
+                    match answer.await {
+                        Ok(true) => {
+                            icons_granted.set(Some(true));
+                            feedback.ok("Site icons are shown on results.");
+                        }
+                        Ok(false) => {
+                            icons_granted.set(Some(false));
+                            feedback.fail("Chrome did not grant access to site icons; results keep a plain placeholder.");
+                        }
+                        Err(error) => {
+                            icons_granted.set(Some(false));
+                            feedback.fail(format!("Site icons could not be turned on ({error})."));
+                        }
+                    }
+                }),
+                Err(error) => {
+                    icons_granted.set(Some(false));
+                    feedback.fail(format!("Site icons could not be turned on ({error})."));
+                }
+            }
+        } else {
+            spawn_local(async move {
+                match permissions::remove_favicon().await {
+                    Ok(_) => {
+                        icons_granted.set(Some(false));
+                        feedback.ok("Site icons are off; results show a plain placeholder.");
+                    }
+                    Err(error) => {
+                        icons_granted.set(Some(true));
+                        feedback.fail(format!(
+                            "Site icons could not be turned off ({error}). Try again."
+                        ));
+                    }
+                }
+            });
+        }
+    };
+
     let clear = move |_| {
         spawn_local(async move {
             match storage::clear_conversation().await {
@@ -375,6 +444,55 @@ pub fn Options() -> impl IntoView {
             </section>
 
             <section>
+                <h2>"Excluded sites"</h2>
+                <p class="help">
+                    "Pages of these sites are never indexed, never shown (in the popup, its saved answers and the "
+                    "address bar's hc suggestions) and never sent to Gemini or the on-device model. One site per "
+                    "line: mail.google.com leaves out that site (and www.mail.google.com); *.example.com leaves out "
+                    "example.com and every subdomain of it. Write the host only, not an address. Taking a site off "
+                    "the list brings its pages back from your Chrome history."
+                </p>
+                <textarea
+                    class="excluded-sites"
+                    aria-label="Excluded sites"
+                    aria-describedby="excluded-problems"
+                    rows="5"
+                    spellcheck="false"
+                    autocomplete="off"
+                    placeholder="mail.google.com
+    *.bank.example"
+                    disabled=loading
+                    prop:value=move || excluded_draft.get()
+                    on:input=move |event| excluded_draft.set(event_target_value(&event))
+                ></textarea>
+                <ul class="excluded-problems" id="excluded-problems" role="alert">
+                    {move || excluded_problems.get().into_iter().map(|problem| view! { <li>{problem}</li> }).collect_view()}
+                </ul>
+                <div class="buttons">
+                    <button type="button" disabled=loading on:click=save_excluded>"Save excluded sites"</button>
+                </div>
+            </section>
+
+            <section>
+                <h2>"Site icons"</h2>
+                <label class="choice">
+                    <input
+                        type="checkbox"
+                        aria-label="Show site icons"
+                        disabled=move || icons_granted.get().is_none()
+                        prop:checked=move || icons_granted.get().unwrap_or(false)
+                        on:change=move |event| switch_icons(event_target_checked(&event))
+                    />
+                    <span class="choice-label">"Show site icons"</span>
+                    <span class="help">
+                        "Shows each result's site icon, read from the icons Chrome already keeps on this computer "
+                        "(Chrome asks for the permission to read them). Nothing is downloaded: a page whose icon "
+                        "Chrome does not have keeps a plain placeholder."
+                    </span>
+                </label>
+            </section>
+
+            <section>
                 <h2>"Topic search"</h2>
                 <label class="choice">
                     <input
@@ -446,8 +564,13 @@ pub fn Options() -> impl IntoView {
                     "(Chrome downloads the model once, from Google, when you ask it to.)"
                 </p>
                 <p>
-                    "Your settings, key included, are kept in Chrome's synced storage; your conversation stays in "
-                    "this browser's local storage."
+                    <strong>"Excluded sites: nothing, in every mode. "</strong>
+                    "Their pages are left out of the index and of topic search (what was computed for them is "
+                    "deleted), and never sent to a model."
+                </p>
+                <p>
+                    "Your settings, key and excluded sites included, are kept in Chrome's synced storage; your "
+                    "conversation stays in this browser's local storage."
                 </p>
             </section>
         </main>

@@ -7,13 +7,15 @@ use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::{ask_worker, ask_worker_within};
 use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{
-    ChromeError, clipboard, history, nonce, now_ms, runtime, storage, tabs,
+    ChromeError, clipboard, history, nonce, now_ms, permissions, runtime, storage, tabs,
 };
 use history_chat_core::ai::model::LanguageModel;
 use history_chat_core::ai::pipeline::{AiInput, Notice, ai_search};
 use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, choose, engine_for};
 use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, turn_key};
-use history_chat_core::display::{display_title, readable_url, relative_time};
+use history_chat_core::display::{
+    FAVICON_SIZE, display_title, favicon_url, readable_url, relative_time,
+};
 use history_chat_core::history::{Page, RankedPage, RemovedVisits};
 use history_chat_core::index::fuse_with_browser;
 use history_chat_core::index::host::{
@@ -86,6 +88,11 @@ struct Rows {
     search_box: NodeRef<Input>,
 }
 
+/// Where site icons come from (`chrome-extension://<id>/_favicon/`), once the optional `favicon`
+/// permission is known to be granted; `None`: rows show the placeholder.
+#[derive(Clone, Copy)]
+struct SiteIcons(RwSignal<Option<String>>);
+
 /// The whole popup.
 #[component]
 pub fn Popup() -> impl IntoView {
@@ -109,6 +116,13 @@ pub fn Popup() -> impl IntoView {
     on_cleanup(move || device.with_value(OnDevice::close));
     let (alert, set_alert) = signal(None::<AlertMessage>);
     provide_context(Alert(set_alert));
+    let site_icons = RwSignal::new(None::<String>);
+    provide_context(SiteIcons(site_icons));
+    spawn_local(async move {
+        if let Ok(true) = permissions::has_favicon().await {
+            site_icons.set(runtime::favicon_base());
+        }
+    });
     let search_box = NodeRef::<Input>::new();
     let removed = RwSignal::new(HashSet::<String>::new());
     let highlight = RwSignal::new(None::<String>);
@@ -806,7 +820,8 @@ async fn ask_ai(
         model: model_name,
         fallback_model,
     };
-    let answer = ai_search(&IndexedHistory, model, input, &mut |progress| {
+    let source = IndexedHistory::new(settings.exclusions());
+    let answer = ai_search(&source, model, input, &mut |progress| {
         status.set(progress.message(engine))
     })
     .await;
@@ -1040,6 +1055,26 @@ fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) -> impl IntoV
                 .highlight
                 .with(|shown| shown.as_deref() == Some(page_url.as_str()))
     };
+    // The site's icon from Chrome's local favicon cache (decorative: `alt=""`), or the
+    // placeholder without the permission or when the image does not load.
+    let icons = use_context::<SiteIcons>().map(|SiteIcons(icons)| icons);
+    let icon_failed = RwSignal::new(false);
+    let icon_page = page.url.clone();
+    let icon = move || {
+        let src = icons
+            .and_then(|icons| icons.get())
+            .and_then(|base| favicon_url(&base, &icon_page))
+            .filter(|_| !icon_failed.get());
+        match src {
+            Some(src) => view! {
+                <img class="favicon" src=src alt="" width=FAVICON_SIZE height=FAVICON_SIZE
+                    on:error=move |_| icon_failed.set(true)/>
+            }
+            .into_any(),
+            None => view! { <span class="favicon favicon-placeholder" aria-hidden="true"></span> }
+                .into_any(),
+        }
+    };
     view! {
         <li
             class="result"
@@ -1049,6 +1084,7 @@ fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) -> impl IntoV
             aria-selected=move || option.map(|_| selected().to_string())
         >
             <a class="result-link" href=page.url on:click=on_click on:auxclick=on_auxclick on:keydown=on_link_key>
+                {icon}
                 <span class="title">{title}</span>
                 <span class="url">{readable}</span>
                 <time>{visited}</time>

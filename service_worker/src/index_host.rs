@@ -5,7 +5,10 @@
 //! when to load, build, catch up, save, how to answer — is the core's; this module only moves data.
 //!
 //! A page's request that arrives while the snapshot is read waits for the load to end (a ready
-//! signal, no polling); at any other time it is answered at once.
+//! signal, no polling); at any other time it is answered at once. Before anything, the excluded
+//! sites are read from the settings ([`start`]), and requests wait for them too, so no answer is
+//! given before the index knows what to leave out; the settings' changes
+//! ([`settings_changed`], `chrome.storage.onChanged`) are passed on to both indexes.
 
 use std::cell::{Cell, RefCell};
 
@@ -13,6 +16,7 @@ use futures_channel::oneshot;
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::{history, idb, now_ms, storage};
 use history_chat_core::clean::clean_url;
+use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::{HistoryItem, Page, RemovedVisits};
 use history_chat_core::index::host::{Action, Event, Host, Reply};
 use history_chat_core::messages::{Request, Response, SEMANTIC_POOL};
@@ -33,6 +37,57 @@ thread_local! {
     /// Whether the semantic index has been given every page of the lexical one (then only
     /// changes follow).
     static FOLLOWING: Cell<bool> = const { Cell::new(false) };
+    /// The excluded sites both indexes were given, once read from the settings.
+    static EXCLUSIONS: RefCell<Option<Exclusions>> = const { RefCell::new(None) };
+    /// Requests waiting for the excluded sites to be read.
+    static EXCLUSION_WAITERS: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Reads the excluded sites, gives them to both indexes, then starts loading the index.
+pub fn start() {
+    spawn_local(async {
+        exclusions_from_settings().await;
+        for waiter in EXCLUSION_WAITERS.take() {
+            let _ = waiter.send(());
+        }
+        warm();
+    });
+}
+
+/// `chrome.storage.onChanged` for the settings: passes a new list of excluded sites on.
+pub fn settings_changed() {
+    spawn_local(exclusions_from_settings());
+}
+
+/// Reads the excluded sites and, when they differ from those the indexes have, gives them to
+/// both. Unreadable settings exclude nothing (the defaults), as the rest of the worker reads them.
+async fn exclusions_from_settings() {
+    let exclusions = storage::load_settings()
+        .await
+        .map(|settings| settings.exclusions())
+        .unwrap_or_default();
+    let changed = EXCLUSIONS.with_borrow_mut(|known| {
+        let changed = known.as_ref() != Some(&exclusions);
+        *known = Some(exclusions.clone());
+        changed
+    });
+    if changed {
+        feed(Event::Exclusions {
+            exclusions: exclusions.clone(),
+            now_ms: now_ms(),
+        });
+        semantic_host::exclude(exclusions);
+    }
+}
+
+/// Waits until the excluded sites have been read once.
+async fn exclusions_known() {
+    if EXCLUSIONS.with_borrow(Option::is_some) {
+        return;
+    }
+    let (ready, wait) = oneshot::channel();
+    EXCLUSION_WAITERS.with_borrow_mut(|waiters| waiters.push(ready));
+    let _ = wait.await;
 }
 
 /// Starts loading the index if nobody did yet.
@@ -74,6 +129,7 @@ pub fn forget(urls: Vec<String>) -> Response {
 
 /// Answers a page.
 pub async fn answer(request: Request) -> Response {
+    exclusions_known().await;
     warm();
     loop {
         match HOST.with_borrow(|host| host.answer(&request, now_ms())) {

@@ -23,7 +23,14 @@ use wasm_bindgen::prelude::*;
 pub fn start() {
     console_error_panic_hook::set_once();
     semantic_host::start();
-    index_host::warm();
+    index_host::start();
+}
+
+/// `chrome.storage.onChanged` for the synced settings: applies the excluded sites at once (their
+/// pages leave both indexes; a site taken off the list is read from the history again).
+#[wasm_bindgen]
+pub fn on_settings_changed() {
+    index_host::settings_changed();
 }
 
 /// `chrome.runtime.onInstalled`: writes the default settings (install), or the fields a new version

@@ -13,6 +13,7 @@ use history_chat_bindings::embedder::{self, EmbedderError, TextKind};
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::idb::{self, WriteError};
 use history_chat_bindings::storage;
+use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::Page;
 use history_chat_core::messages::{QUERY_PATIENCE_MS, Response};
 use history_chat_core::semantic::host::{
@@ -37,13 +38,19 @@ pub fn start() {
         return;
     }
     spawn_local(async {
-        // Unreadable settings leave topic search on, its default.
-        let enabled = storage::load_settings()
-            .await
-            .map(|settings| settings.semantic_search.is_on())
-            .unwrap_or(true);
-        feed(Event::Start { enabled });
+        // Unreadable settings leave topic search on, its default, and exclude nothing.
+        let settings = storage::load_settings().await.unwrap_or_default();
+        // Before the start: no page of an excluded site is loaded or embedded.
+        feed(Event::Exclusions(settings.exclusions()));
+        feed(Event::Start {
+            enabled: settings.semantic_search.is_on(),
+        });
     });
+}
+
+/// The excluded sites changed (or were read): their pages' vectors go.
+pub fn exclude(exclusions: Exclusions) {
+    feed(Event::Exclusions(exclusions));
 }
 
 /// The lexical index gained or updated these pages.

@@ -4,6 +4,7 @@
 //! The browser's query shape (`{text, startTime, endTime, maxResults}`, JS numbers) is built here
 //! and nowhere else; everything above this module asks for cleaned pages with a [`PageQuery`].
 
+use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::{HistoryItem, Page};
 use history_chat_core::messages::{Request, Response};
 use history_chat_core::rows::{self, Removal};
@@ -17,6 +18,7 @@ use crate::ChromeError;
 use crate::error::settle;
 use crate::js_json::{from_js, to_js};
 use crate::messages::ask_worker;
+use crate::storage;
 
 #[wasm_bindgen]
 extern "C" {
@@ -95,7 +97,9 @@ pub async fn delete_page(page_url: &str) -> Result<Removal, ChromeError> {
 
 /// The browser's history as a [`PageSource`] (`chrome.history`; needs the `history` permission):
 /// the browser's literal matching, most recent first, cleaned, merged and filtered to the query's
-/// sites by the core.
+/// sites by the core, without the excluded sites' pages (read from the settings at each search,
+/// so a change in the options page applies to the next one; unreadable settings fail the search
+/// rather than risk showing an excluded page).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ChromeHistory;
 
@@ -110,7 +114,8 @@ impl PageSource for ChromeHistory {
             browser_fetch_limit(query.limit),
         )
         .await?;
-        Ok(browser_pages(items, &query.sites, query.limit))
+        let excluded = storage::load_settings().await?.exclusions();
+        Ok(browser_pages(items, &query.sites, &excluded, query.limit))
     }
 }
 
@@ -118,9 +123,22 @@ impl PageSource for ChromeHistory {
 /// relevance order, one [`Request::Keyword`] per keyword). When the worker cannot give the whole
 /// answer — its index is still being built and does not reach back to the period's start yet
 /// (`indexing: Some`), it answers anything else, or the message fails — the browser's own search
-/// ([`ChromeHistory`]) answers instead.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct IndexedHistory;
+/// ([`ChromeHistory`]) answers instead. The excluded sites' pages are left out of the worker's
+/// answer too (the worker leaves them out already; this holds even if the worker has not yet
+/// heard of a change just made in the options page).
+#[derive(Debug, Clone, Default)]
+pub struct IndexedHistory {
+    excluded: Exclusions,
+}
+
+impl IndexedHistory {
+    /// The source, leaving out `excluded` (the settings' [`Settings::exclusions`]).
+    ///
+    /// [`Settings::exclusions`]: history_chat_core::settings::Settings::exclusions
+    pub fn new(excluded: Exclusions) -> IndexedHistory {
+        IndexedHistory { excluded }
+    }
+}
 
 impl PageSource for IndexedHistory {
     type Error = ChromeError;
@@ -134,9 +152,12 @@ impl PageSource for IndexedHistory {
         };
         match ask_worker(&request).await {
             Ok(Response::Pages {
-                pages,
+                mut pages,
                 indexing: None,
-            }) => Ok(pages),
+            }) => {
+                self.excluded.retain_pages(&mut pages);
+                Ok(pages)
+            }
             _ => ChromeHistory.pages(query).await,
         }
     }

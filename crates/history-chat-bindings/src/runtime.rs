@@ -1,4 +1,4 @@
-//! `chrome.runtime`: the options page.
+//! `chrome.runtime`: the options page, and the extension's own addresses.
 
 use wasm_bindgen::prelude::*;
 
@@ -9,6 +9,14 @@ use crate::error::settle;
 extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = openOptionsPage)]
     fn open_options_page_js() -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getURL)]
+    fn get_url(path: &str) -> Result<JsValue, JsValue>;
+}
+
+/// `chrome-extension://<id>/_favicon/`: where Chrome serves its favicon cache to the extension
+/// (with the `favicon` permission); `None` if the browser does not say.
+pub fn favicon_base() -> Option<String> {
+    get_url("/_favicon/").ok()?.as_string()
 }
 
 const OPEN_OPTIONS: &str = "chrome.runtime.openOptionsPage";

@@ -79,12 +79,18 @@ async fn local_items() -> Result<Map<String, Value>, ChromeError> {
 }
 
 /// The conversation, newest first, with the retention applied: expired turns are deleted from
-/// storage before this returns (a failed delete is reported, the turns are still not shown).
+/// storage before this returns (a failed delete is reported, the turns are still not shown). The
+/// excluded sites' pages are taken out of the turns as shown (the stored turns keep them, so a
+/// site taken off the list shows again).
 pub async fn load_conversation(
     now_ms: i64,
     settings: &Settings,
 ) -> Result<LoadedConversation, ChromeError> {
-    let loaded = conversation::load(local_items().await?, now_ms, settings.retention);
+    let mut loaded = conversation::load(local_items().await?, now_ms, settings.retention);
+    let excluded = settings.exclusions();
+    for stored in &mut loaded.turns {
+        excluded.retain_in_turn(&mut stored.turn);
+    }
     if !loaded.expired.is_empty() {
         remove_local(&loaded.expired).await?;
     }

@@ -44,6 +44,34 @@ pub fn display_title(title: &str, url: &str) -> String {
     }
 }
 
+/// The size of a site icon on a result row, in CSS pixels (the row keeps a box this size whether
+/// the icon shows or not, so nothing moves when it loads or fails).
+pub const FAVICON_SIZE: u32 = 16;
+
+/// The address of a page's site icon in Chrome's own favicon cache, served to the extension
+/// under `favicon_base` (`chrome.runtime.getURL("/_favicon/")`, with the optional `favicon`
+/// permission): `chrome-extension://<id>/_favicon/?pageUrl=<the page's URL, encoded>&size=16`.
+/// Chrome answers it from the local cache, never from the network. `None` for anything but an
+/// `http(s)` page.
+///
+/// ```
+/// use history_chat_core::display::favicon_url;
+/// assert_eq!(
+///     favicon_url("chrome-extension://abc/_favicon/", "https://example.com/a?b=1&c").as_deref(),
+///     Some("chrome-extension://abc/_favicon/?pageUrl=https%3A%2F%2Fexample.com%2Fa%3Fb%3D1%26c&size=16")
+/// );
+/// ```
+pub fn favicon_url(favicon_base: &str, page_url: &str) -> Option<String> {
+    let parsed = Url::parse(page_url).ok()?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return None;
+    }
+    let encoded: String = url::form_urlencoded::byte_serialize(page_url.as_bytes()).collect();
+    Some(format!(
+        "{favicon_base}?pageUrl={encoded}&size={FAVICON_SIZE}"
+    ))
+}
+
 /// "just now", "5 minutes ago", "3 hours ago", "yesterday", "3 days ago", "2 weeks ago",
 /// "4 months ago", "2 years ago". A time in the future (clock skew) reads "just now".
 pub fn relative_time(now_ms: i64, then_ms: i64) -> String {
@@ -77,6 +105,33 @@ fn truncate(text: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn favicon_urls_are_encoded_and_only_for_web_pages() {
+        let base = "chrome-extension://abcdefghijklmnop/_favicon/";
+        let rows: &[(&str, Option<&str>)] = &[
+            (
+                "https://example.com/",
+                Some(
+                    "chrome-extension://abcdefghijklmnop/_favicon/?pageUrl=https%3A%2F%2Fexample.com%2F&size=16",
+                ),
+            ),
+            (
+                "http://localhost:3000/a b?x=1&y=é#top",
+                Some(
+                    "chrome-extension://abcdefghijklmnop/_favicon/?pageUrl=http%3A%2F%2Flocalhost%3A3000%2Fa+b%3Fx%3D1%26y%3D%C3%A9%23top&size=16",
+                ),
+            ),
+            ("javascript:alert(1)", None),
+            ("chrome://settings", None),
+            ("file:///etc/passwd", None),
+            ("data:text/html,hi", None),
+            ("not a url", None),
+        ];
+        for &(page, expected) in rows {
+            assert_eq!(favicon_url(base, page).as_deref(), expected, "{page}");
+        }
+    }
 
     #[test]
     fn readable_urls() {

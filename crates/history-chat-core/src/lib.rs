@@ -9,6 +9,8 @@
 //! - [`period`]: the search periods ("last 7 days") and their arithmetic.
 //! - [`display`]: readable URLs, titles (the URL when there is none) and relative times, for the UI.
 //! - [`settings`]: the user's settings, loaded leniently so older and newer versions can share them.
+//! - [`exclusions`]: the excluded sites of the settings (one host or `*.domain` per line): parsed
+//!   and validated, and which pages they exclude from the index, the answers and the models.
 //! - [`conversation`]: the conversation log: turns, their storage keys, retention.
 //! - [`search`]: retrieval's one shape, the [`search::PageSource`] trait (cleaned, merged pages
 //!   for a [`search::PageQuery`]), the local search over it, and its status wording.
@@ -39,6 +41,7 @@ pub mod api_key;
 pub mod clean;
 pub mod conversation;
 pub mod display;
+pub mod exclusions;
 pub mod gemini;
 pub mod history;
 pub mod index;

@@ -8,6 +8,7 @@
 
 use std::future::Future;
 
+use crate::exclusions::Exclusions;
 use crate::history::{HistoryItem, Page, clean_and_merge};
 use crate::period::Period;
 use crate::site_filter::{self, SiteFilter};
@@ -71,14 +72,16 @@ pub fn browser_text(query: &PageQuery) -> String {
 }
 
 /// A browser-backed source's answer: the browser's raw entries cleaned and merged, in the
-/// browser's order (most recent first), those `sites` allows, cut to `limit`.
+/// browser's order (most recent first), those `sites` allows and no excluded site's
+/// ([`crate::exclusions`]: the browser's search knows nothing of them), cut to `limit`.
 pub fn browser_pages(
     items: impl IntoIterator<Item = HistoryItem>,
     sites: &SiteFilter,
+    excluded: &Exclusions,
     limit: usize,
 ) -> Vec<Page> {
     let mut pages = clean_and_merge(items);
-    pages.retain(|page| sites.allows(&page.url));
+    pages.retain(|page| sites.allows(&page.url) && !excluded.excludes(&page.url));
     pages.truncate(limit);
     pages
 }
@@ -386,7 +389,8 @@ mod tests {
                 item("https://old.example/ctes", "Recursive CTEs of old", 10),
             ]
         };
-        let all = browser_pages(items(), &SiteFilter::default(), RESULT_LIMIT);
+        let none = Exclusions::default();
+        let all = browser_pages(items(), &SiteFilter::default(), &none, RESULT_LIMIT);
         assert_eq!(
             urls(&all),
             [
@@ -397,14 +401,29 @@ mod tests {
         );
         assert_eq!(all[0].visit_count, 2);
         assert_eq!(
-            urls(&browser_pages(items(), &SiteFilter::default(), 2)),
+            urls(&browser_pages(items(), &SiteFilter::default(), &none, 2)),
             ["https://blog.example/ctes", "https://new.example/"]
         );
-        assert!(browser_pages(items(), &SiteFilter::default(), 0).is_empty());
+        assert!(browser_pages(items(), &SiteFilter::default(), &none, 0).is_empty());
         let blog = site_filter::parse("site:blog.example").filter;
         assert_eq!(
-            urls(&browser_pages(items(), &blog, RESULT_LIMIT)),
+            urls(&browser_pages(items(), &blog, &none, RESULT_LIMIT)),
             ["https://blog.example/ctes"]
+        );
+        // Excluded sites never pass, whatever the browser found.
+        let excluded = Exclusions::parse(
+            "blog.example
+*.old.example",
+        )
+        .unwrap();
+        assert_eq!(
+            urls(&browser_pages(
+                items(),
+                &SiteFilter::default(),
+                &excluded,
+                RESULT_LIMIT
+            )),
+            ["https://new.example/"]
         );
     }
 

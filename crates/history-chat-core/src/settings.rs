@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::ai::Depth;
 use crate::ai::provider::{Engine, ON_DEVICE_MODEL, Provider};
 use crate::api_key::ApiKey;
+use crate::exclusions::{Exclusions, lenient_lines};
 use crate::gemini::{DEFAULT_MODEL, FALLBACK_MODEL};
 use crate::lenient::or_default;
 use crate::period::{DAY_MS, Period};
@@ -138,6 +139,11 @@ pub struct Settings {
     /// Topic search). Off drops the semantic index.
     #[serde(default, deserialize_with = "or_default")]
     pub semantic_search: Switch,
+    /// The excluded sites (Options → Excluded sites), one line each as the user wrote it
+    /// ([`crate::exclusions`]): their pages are never indexed, shown or sent to a model. Read with
+    /// [`Settings::exclusions`]; a line this version cannot read is kept here but not applied.
+    #[serde(default, deserialize_with = "lenient_lines")]
+    pub excluded_sites: Vec<String>,
     /// Fields written by other versions of the extension, kept as they are.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -153,6 +159,7 @@ impl Default for Settings {
             model: String::new(),
             provider: Provider::default(),
             semantic_search: Switch::default(),
+            excluded_sites: Vec::new(),
             other: Map::new(),
         }
     }
@@ -202,6 +209,11 @@ impl Settings {
         }
     }
 
+    /// The excluded sites, as they apply.
+    pub fn exclusions(&self) -> Exclusions {
+        Exclusions::from_lines(&self.excluded_sites)
+    }
+
     /// The settings as they are stored.
     pub fn to_stored(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
@@ -237,7 +249,7 @@ mod tests {
         assert_eq!(defaults.retention, Retention::Month);
         assert_eq!(
             defaults.to_stored(),
-            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": "", "provider": "auto", "semanticSearch": "on"})
+            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": "", "provider": "auto", "semanticSearch": "on", "excludedSites": []})
         );
         assert!(!defaults.has_api_key());
         assert_eq!(defaults.model_name(), DEFAULT_MODEL);
@@ -282,13 +294,35 @@ mod tests {
     fn unknown_fields_from_newer_versions_survive_a_round_trip() {
         let stored = json!({"defaultPeriod": "24h", "retention": "forever", "geminiApiKey": "k", "depth": "sheerlock",
                             "model": "gemini-3-flash", "provider": "onDevice", "semanticSearch": "off",
+                            "excludedSites": ["a.com", "*.b.org", "future.*.syntax"],
                             "future": {"x": 1}});
         let settings = Settings::from_stored(Some(stored.clone()));
         assert_eq!(settings.default_period, Period::Day);
         assert_eq!(settings.retention, Retention::Forever);
         assert_eq!(settings.depth, Depth::Sheerlock);
         assert!(!settings.semantic_search.is_on());
+        // A line this version cannot read is kept, and not applied.
+        assert_eq!(settings.exclusions().lines(), ["a.com", "*.b.org"]);
         assert_eq!(settings.to_stored(), stored);
+    }
+
+    #[test]
+    fn excluded_sites_load_leniently() {
+        let rows: &[(Value, &[&str])] = &[
+            (json!({}), &[]),
+            (json!({"excludedSites": "a.com"}), &[]),
+            (json!({"excludedSites": null}), &[]),
+            (
+                json!({"excludedSites": ["a.com", 5, null, "*.b.org"]}),
+                &["a.com", "*.b.org"],
+            ),
+        ];
+        for (stored, lines) in rows {
+            let settings = Settings::from_stored(Some(stored.clone()));
+            assert_eq!(settings.excluded_sites, *lines, "{stored}");
+            // The rest of the settings still load.
+            assert_eq!(settings.default_period, Period::Week, "{stored}");
+        }
     }
 
     #[test]

@@ -44,15 +44,27 @@ impl Site {
     /// Whether a page at `host` (lower case, as a cleaned URL has it) and `port` (explicit or the
     /// scheme's default) is of this site.
     fn matches(&self, host: &str, port: Option<u16>) -> bool {
+        self.matches_host(host, port, true)
+    }
+
+    /// [`Site::matches`], with or without the subdomains: without them, only the host itself and
+    /// its `www.` form match (the same site, as `site:` treats it). Also used by
+    /// [`crate::exclusions`], so both lists name sites the same way.
+    pub(crate) fn matches_host(&self, host: &str, port: Option<u16>, subdomains: bool) -> bool {
         if self.port.is_some() && self.port != port {
             return false;
         }
         let host = host.strip_suffix('.').unwrap_or(host);
-        host == self.host
-            || (!self.host.starts_with('[')
-                && host.len() > self.host.len()
-                && host.ends_with(self.host.as_str())
-                && host.as_bytes()[host.len() - self.host.len() - 1] == b'.')
+        if host == self.host {
+            return true;
+        }
+        if !subdomains {
+            return host.strip_prefix("www.") == Some(self.host.as_str());
+        }
+        !self.host.starts_with('[')
+            && host.len() > self.host.len()
+            && host.ends_with(self.host.as_str())
+            && host.as_bytes()[host.len() - self.host.len() - 1] == b'.'
     }
 
     /// `github.com`, `localhost:3000`: how the site is named to the user.
@@ -272,6 +284,11 @@ fn site_term(token: &str) -> Option<Result<SiteTerm, ()>> {
 
 /// The site a `site:` value names, or `Err` when it names none.
 fn site_value(value: &str) -> Result<Site, ()> {
+    site_pattern(value).map(|(site, _)| site)
+}
+
+/// [`site_value`], and whether the value began with a wildcard (`*.` or `.`).
+pub(crate) fn site_pattern(value: &str) -> Result<(Site, bool), ()> {
     let mut value = value;
     for scheme in ["https://", "http://"] {
         if value
@@ -283,6 +300,7 @@ fn site_value(value: &str) -> Result<Site, ()> {
         }
     }
     let value = value.strip_suffix('/').unwrap_or(value);
+    let wildcard = value.starts_with("*.") || value.starts_with('.');
     let value = value
         .strip_prefix("*.")
         .or_else(|| value.strip_prefix('.'))
@@ -319,7 +337,7 @@ fn site_value(value: &str) -> Result<Site, ()> {
         url::Host::Ipv4(address) => address.to_string(),
         url::Host::Ipv6(address) => format!("[{address}]"),
     };
-    Ok(Site { host, port })
+    Ok((Site { host, port }, wildcard))
 }
 
 /// `host[:port]` or `[v6][:port]`; `None` when brackets do not close.
@@ -340,7 +358,7 @@ fn split_port(value: &str) -> Option<(&str, Option<&str>)> {
 }
 
 /// A cleaned URL's host (lower case) and port (explicit, else the scheme's default).
-fn host_and_port(url: &str) -> Option<(&str, Option<u16>)> {
+pub(crate) fn host_and_port(url: &str) -> Option<(&str, Option<u16>)> {
     let (scheme, rest) = url.split_once("://")?;
     let authority = rest.split(['/', '?', '#']).next()?;
     let authority = authority.rsplit('@').next()?;

@@ -32,9 +32,16 @@
 //! history" during a build or a load ends it: the history is empty, so the (empty) index is
 //! complete, and whatever read was out is ignored when it comes back.
 //!
+//! **Excluded sites** ([`Event::Exclusions`], [`crate::exclusions`]) are never indexed: a read's
+//! items, a visit and a loaded snapshot are filtered before they reach the index, and a site just
+//! excluded is dropped from it at once. When a site comes off the list its pages are read from the
+//! history again: a complete index reads the whole history once more (merged into what it holds,
+//! as a catch-up is); a build starts again from now, keeping what it has.
+//!
 //! Every constant of the index's timing lives here, the pages' patience included, so each can be
 //! read against the others.
 
+use crate::exclusions::Exclusions;
 use crate::history::{HistoryItem, RemovedVisits};
 use crate::index::{Hit, Index};
 use crate::messages::{IndexProgress, Request, Response};
@@ -151,6 +158,14 @@ pub enum Event {
     Forget(Vec<String>),
     /// The timer set by [`Action::PersistAfter`] fired.
     PersistDue,
+    /// The excluded sites, read from the settings when the worker starts and again whenever they
+    /// change (the first may come at any point of the index's life).
+    Exclusions {
+        /// The sites.
+        exclusions: Exclusions,
+        /// The current time, ms since the Unix epoch: a build started again cuts from it.
+        now_ms: i64,
+    },
 }
 
 /// What the worker must do, returned by [`Host::handle`].
@@ -256,6 +271,8 @@ pub struct Host {
     /// A [`Action::PersistAfter`] timer is set.
     persist_set: bool,
     next_read: u64,
+    /// The excluded sites: their pages never enter the index.
+    exclusions: Exclusions,
 }
 
 impl Host {
@@ -277,6 +294,9 @@ impl Host {
                 self.change(Change::Removed(removed), &mut actions);
             }
             Event::Forget(urls) => self.change(Change::Forgot(urls), &mut actions),
+            Event::Exclusions { exclusions, now_ms } => {
+                self.exclude(exclusions, now_ms, &mut actions)
+            }
             Event::PersistDue => {
                 self.persist_set = false;
                 if let Phase::Live {
@@ -428,9 +448,10 @@ impl Host {
                 // From the snapshot's own newest visit: the queued visits are newer still, and
                 // visits made while the worker was stopped lie in between.
                 let newest = index.recent(0, 1).first().map_or(0, |p| p.last_visit_ms);
-                let changed = !queued.is_empty();
+                let dropped = index.remove_where(|url| self.exclusions.excludes(url));
+                let changed = !queued.is_empty() || !dropped.is_empty();
                 for change in queued {
-                    apply(&mut index, change);
+                    apply(&mut index, change, &self.exclusions);
                 }
                 let read = self.read(newest.saturating_sub(CATCH_UP_MARGIN_MS).max(0), None, 0);
                 actions.push(Action::ReadHistory(read.clone()));
@@ -514,9 +535,13 @@ impl Host {
             return;
         };
         let count = items.len();
-        index.extend(items);
+        index.extend(
+            items
+                .into_iter()
+                .filter(|item| !self.exclusions.excludes(&item.url)),
+        );
         for change in out.since {
-            apply(index, change);
+            apply(index, change, &self.exclusions);
         }
         match coverage {
             Coverage::Complete => {
@@ -593,12 +618,66 @@ impl Host {
                     if let Some(pending) = pending {
                         pending.since.push(change.clone());
                     }
-                    apply(index, change);
+                    apply(index, change, &self.exclusions);
                 }
                 if matches!(coverage, Coverage::Complete) {
                     self.mark_dirty(actions);
                 }
             }
+        }
+    }
+
+    /// New excluded sites: their pages leave the index; a site taken off the list has its pages
+    /// read again (see the [module docs](self)).
+    fn exclude(&mut self, exclusions: Exclusions, now_ms: i64, actions: &mut Vec<Action>) {
+        let lifted = self.exclusions.lifted_by(&exclusions);
+        self.exclusions = exclusions;
+        let id = ReadId(self.next_read);
+        let Phase::Live {
+            index,
+            coverage,
+            pending,
+        } = &mut self.phase
+        else {
+            // Cold or loading: the snapshot and every read are filtered when they come.
+            return;
+        };
+        let dropped = index.remove_where(|url| self.exclusions.excludes(url));
+        if lifted {
+            self.next_read += 1;
+            let read = match coverage {
+                Coverage::Complete => HistoryRead {
+                    id,
+                    start_ms: 0,
+                    end_ms: None,
+                    after_ms: 0,
+                },
+                Coverage::Building(build) => {
+                    // The slices read so far lacked the site's pages: start again from now.
+                    *build = Build {
+                        cause: build.cause,
+                        started_ms: now_ms,
+                        since_ms: None,
+                        span_ms: FIRST_SLICE_MS,
+                    };
+                    HistoryRead {
+                        id,
+                        start_ms: now_ms.saturating_sub(FIRST_SLICE_MS),
+                        end_ms: None,
+                        after_ms: 0,
+                    }
+                }
+            };
+            actions.push(Action::ReadHistory(read.clone()));
+            // The read out before (if any) is ignored when it comes back; this one covers it.
+            *pending = Some(Pending {
+                read,
+                attempt: 1,
+                since: Vec::new(),
+            });
+        }
+        if !dropped.is_empty() && matches!(coverage, Coverage::Complete) {
+            self.mark_dirty(actions);
         }
     }
 
@@ -637,8 +716,9 @@ pub fn next_span(span_ms: i64, pages: usize) -> i64 {
         .clamp(MIN_SLICE_MS, MAX_SLICE_MS)
 }
 
-fn apply(index: &mut Index, change: Change) {
+fn apply(index: &mut Index, change: Change, exclusions: &Exclusions) {
     match change {
+        Change::Visited(item) if exclusions.excludes(&item.url) => {}
         Change::Visited(item) => index.upsert(item),
         Change::Removed(RemovedVisits {
             all_history: true, ..

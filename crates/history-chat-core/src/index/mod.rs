@@ -346,6 +346,26 @@ impl Index {
         }
     }
 
+    /// Forgets every page whose cleaned URL `gone` says is to go (the sites just excluded, see
+    /// [`crate::exclusions`]); returns their cleaned URLs.
+    pub fn remove_where(&mut self, gone: impl Fn(&str) -> bool) -> Vec<String> {
+        let ids: Vec<(u32, String)> = self
+            .docs
+            .iter()
+            .enumerate()
+            .filter_map(|(id, doc)| {
+                let doc = doc.as_ref()?;
+                gone(&doc.url).then(|| (id as u32, doc.url.to_string()))
+            })
+            .collect();
+        ids.into_iter()
+            .map(|(id, url)| {
+                self.remove_doc(id);
+                url
+            })
+            .collect()
+    }
+
     /// The page for a cleaned URL, if indexed.
     pub fn page(&self, cleaned_url: &str) -> Option<Page> {
         let id = *self.by_url.get(cleaned_url)?;

@@ -62,6 +62,7 @@ use super::{
     Entry, Quantised, Record, SIMILARITY_FLOOR, SIMILARITY_MARGIN, STANDOUT_MIN_PAGES, STANDOUT_Z,
     STANDOUT_Z_BESIDE_WORDS, SemanticProgress, SemanticStatus, UnavailableReason, Vectors, Words,
 };
+use crate::exclusions::Exclusions;
 use crate::history::Page;
 use crate::site_filter::SiteFilter;
 
@@ -282,6 +283,10 @@ pub enum Event {
     RetryDue,
     /// The user turned semantic search on or off.
     SetEnabled(bool),
+    /// The excluded sites ([`crate::exclusions`]), when the worker starts and whenever they
+    /// change: their pages' vectors are deleted (stored or to come), and their pages never
+    /// embedded. A site taken off the list comes back through the lexical index's pages.
+    Exclusions(Exclusions),
 }
 
 /// What the worker must do, returned by [`SemanticHost::handle`], in order.
@@ -468,6 +473,8 @@ pub struct SemanticHost {
     /// Stored records that could not be read at load.
     skipped: u32,
     next_id: u64,
+    /// The excluded sites: never embedded, never kept.
+    exclusions: Exclusions,
 }
 
 impl SemanticHost {
@@ -486,6 +493,7 @@ impl SemanticHost {
             Event::StoreLoaded { records, done } => self.loaded(records, done, &mut actions),
             Event::StoreFailed => self.loaded(Vec::new(), true, &mut actions),
             Event::Pages(pages) => self.pages(pages, &mut actions),
+            Event::Exclusions(exclusions) => self.exclude(exclusions, &mut actions),
             Event::Removed(Removal::All) => self.clear(&mut actions),
             Event::Removed(Removal::Urls(urls)) => self.remove(urls, &mut actions),
             Event::Embedded { batch, vectors } => self.embedded(batch, vectors, &mut actions),
@@ -684,7 +692,7 @@ impl SemanticHost {
         let mut delete = Vec::new();
         self.vectors.reserve(records.len());
         for StoredRecord { url, bytes } in records {
-            if loading.removed.contains(&url) {
+            if loading.removed.contains(&url) || self.exclusions.excludes(&url) {
                 delete.push(url);
             } else if self.vectors.load_record(&url, &bytes).is_err() {
                 // Another version, corrupt, or under another key: its page is embedded again.
@@ -706,7 +714,8 @@ impl SemanticHost {
         self.pump(actions);
     }
 
-    fn pages(&mut self, pages: Vec<Page>, actions: &mut Vec<Action>) {
+    fn pages(&mut self, mut pages: Vec<Page>, actions: &mut Vec<Action>) {
+        self.exclusions.retain_pages(&mut pages);
         match &mut self.phase {
             Phase::Off => {}
             Phase::Loading(loading) => loading.pages.extend(pages),
@@ -764,6 +773,39 @@ impl SemanticHost {
                 hash,
             },
         );
+    }
+
+    /// New excluded sites: every page of theirs held (a vector, a page to do, in the batch out,
+    /// or waiting for the load) is removed as if the lexical index had lost it.
+    fn exclude(&mut self, exclusions: Exclusions, actions: &mut Vec<Action>) {
+        self.exclusions = exclusions;
+        if self.exclusions.is_empty() {
+            return;
+        }
+        let excluded = |url: &&str| self.exclusions.excludes(url);
+        let mut urls: HashSet<&str> = self
+            .vectors
+            .urls()
+            .map(|(url, _)| url)
+            .filter(excluded)
+            .collect();
+        urls.extend(self.todo.pages.keys().map(String::as_str).filter(excluded));
+        if let Some(batch) = &self.batch {
+            urls.extend(batch.items.iter().map(|i| i.url.as_str()).filter(excluded));
+        }
+        if let Phase::Loading(loading) = &self.phase {
+            urls.extend(
+                loading
+                    .pages
+                    .iter()
+                    .map(|p| p.url.as_str())
+                    .filter(excluded),
+            );
+        }
+        let urls: Vec<String> = urls.into_iter().map(str::to_owned).collect();
+        if !urls.is_empty() {
+            self.remove(urls, actions);
+        }
     }
 
     fn remove(&mut self, urls: Vec<String>, actions: &mut Vec<Action>) {

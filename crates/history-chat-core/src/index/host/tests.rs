@@ -1,6 +1,7 @@
 use std::collections::VecDeque;
 
 use super::*;
+use crate::exclusions::Exclusions;
 use crate::history::Page;
 use crate::index::FORMAT_VERSION;
 
@@ -788,4 +789,110 @@ fn forget_is_not_answered_as_a_question() {
         }),
         Reply::Now(Response::Failed { .. })
     ));
+}
+
+fn exclusions(text: &str) -> Event {
+    Event::Exclusions {
+        exclusions: Exclusions::parse(text).expect(text),
+        now_ms: NOW,
+    }
+}
+
+#[test]
+fn excluded_sites_never_enter_the_index_and_leave_it_at_once() {
+    // Known before the build: no read, visit or snapshot brings them in.
+    let mut sim = Sim::new(history());
+    sim.feed(exclusions("cuisine.example"));
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    sim.serve_all();
+    assert!(!sim.finds("creme brulee", CREME));
+    assert!(sim.finds("recursive cte", CTE));
+    sim.feed(Event::Visited(item(CREME, "Crème brûlée facile", 0)));
+    assert!(!sim.finds("creme brulee", CREME), "a visit is not indexed");
+
+    // Excluded once the index is complete: dropped now, and the change is saved.
+    let mut sim = Sim::built(history());
+    assert!(sim.finds("recursive cte", CTE));
+    let saves = sim.saves;
+    sim.feed(exclusions("*.example"));
+    assert!(sim.reads.is_empty(), "adding a site reads nothing");
+    assert!(!sim.finds("recursive cte", CTE));
+    assert!(
+        sim.search("", 0).0.is_empty(),
+        "every page was of *.example"
+    );
+    sim.persist_due();
+    assert_eq!(sim.saves, saves + 1);
+    // A restarted worker loads the saved snapshot without them, and filters it too.
+    let mut sim = sim.restart();
+    sim.feed(exclusions("blog.example"));
+    sim.feed(Event::Need);
+    let stored = sim.stored.clone();
+    sim.give_snapshot(stored);
+    assert!(!sim.finds("recursive cte", CTE));
+}
+
+#[test]
+fn a_snapshot_saved_before_the_exclusion_is_filtered_when_loaded() {
+    let sim = Sim::built(history());
+    let mut sim = sim.restart();
+    sim.feed(exclusions("blog.example"));
+    sim.feed(Event::Need);
+    let stored = sim.stored.clone();
+    sim.give_snapshot(stored);
+    assert!(!sim.finds("recursive cte", CTE));
+    assert!(sim.finds("creme brulee", CREME));
+    sim.serve_all();
+    assert!(!sim.finds("recursive cte", CTE), "nor by the catch-up");
+}
+
+#[test]
+fn a_site_taken_off_the_list_comes_back_from_the_history() {
+    // A complete index reads the whole history once more.
+    let mut sim = Sim::new(history());
+    sim.feed(exclusions("blog.example\ncuisine.example"));
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    sim.serve_all();
+    assert!(sim.host.is_ready());
+    assert!(!sim.finds("recursive cte", CTE));
+    sim.feed(exclusions("cuisine.example"));
+    let read = sim.take_read();
+    assert_eq!((read.start_ms, read.end_ms), (0, None));
+    sim.reads.push_back(read);
+    // A visit while the read is out is kept (replayed after the read's items).
+    sim.feed(Event::Visited(item(
+        CTE,
+        "Recursive CTEs: handling cycles",
+        0,
+    )));
+    sim.serve_all();
+    assert!(sim.finds("recursive cte", CTE));
+    assert!(!sim.finds("creme brulee", CREME), "still excluded");
+    assert!(sim.host.is_ready());
+
+    // A build starts again from now, keeping what it has.
+    let mut sim = Sim::new(history());
+    sim.feed(exclusions("cuisine.example"));
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    sim.serve_next();
+    sim.serve_next();
+    let had = sim.host.index().map_or(0, Index::len);
+    let old = sim.take_read();
+    sim.feed(exclusions(""));
+    assert_eq!(sim.host.progress().since_ms, None, "the build starts again");
+    assert_eq!(sim.host.index().map_or(0, Index::len), had);
+    let first = sim.take_read();
+    assert_eq!((first.start_ms, first.end_ms), (NOW - FIRST_SLICE_MS, None));
+    // The read that was out comes back: ignored.
+    let items = sim.items_for(&old);
+    sim.serve(old, Some(items));
+    assert_eq!(sim.host.progress().since_ms, None);
+    sim.reads.push_back(first);
+    sim.serve_all();
+    assert!(sim.host.is_ready());
+    assert!(sim.finds("creme brulee", CREME));
+    assert!(sim.finds("recursive cte", CTE));
 }

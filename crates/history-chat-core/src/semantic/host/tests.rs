@@ -1242,3 +1242,46 @@ fn a_hit_must_stand_out_from_the_period() {
         assert_eq!(kept, want, "{what}: cut {cut}");
     }
 }
+
+fn excluding(text: &str) -> Event {
+    Event::Exclusions(crate::exclusions::Exclusions::parse(text).expect(text))
+}
+
+#[test]
+fn excluded_sites_are_deleted_and_never_embedded() {
+    let pages = history(20);
+    // Stored, to do, and in the batch out: all go when their site is excluded.
+    let mut sim = Sim::built(pages[..10].to_vec());
+    sim.feed(Event::Pages(pages[10..].to_vec()));
+    assert!(sim.out.is_some(), "a batch is out");
+    sim.feed(excluding("p3.example\np12.example\np19.example"));
+    sim.run();
+    for gone in [&pages[3], &pages[12], &pages[19]] {
+        assert!(!sim.finds(gone), "{}", gone.url);
+        assert!(!sim.store.contains_key(&gone.url), "{}", gone.url);
+    }
+    assert!(sim.deleted.contains(&pages[3].url));
+    assert!(sim.finds(&pages[0]) && sim.finds(&pages[15]));
+    assert_eq!(sim.counts(), (17, 17));
+    // A page of an excluded site offered later is not embedded.
+    let before = sim.embedded_passages().len();
+    sim.feed(Event::Pages(vec![page(
+        "https://p3.example/",
+        "Page 3 again",
+        0,
+    )]));
+    sim.run();
+    assert_eq!(sim.embedded_passages().len(), before);
+    // Records stored before the exclusion are deleted when loaded, not loaded.
+    let mut sim = Sim::built(pages.clone()).reborn();
+    sim.feed(excluding("*.p4.example"));
+    sim.feed(Event::Start { enabled: true });
+    sim.serve_load();
+    assert!(!sim.store.contains_key(&pages[4].url));
+    assert!(!sim.finds(&pages[4]));
+    // Taken off the list: the lexical index's pages bring it back.
+    sim.feed(excluding(""));
+    sim.feed(Event::Pages(vec![pages[4].clone()]));
+    sim.run();
+    assert!(sim.finds(&pages[4]));
+}

@@ -1,0 +1,446 @@
+//! Excluded sites (Options → Excluded sites): sites whose pages History Chat never indexes, never
+//! shows and never sends to a model, whatever the question or the mode.
+//!
+//! The list is written one site per line:
+//!
+//! - **`mail.google.com`** excludes that host (and its `www.` form, the same site as `site:`
+//!   treats it), not its subdomains: `example.com` leaves `blog.example.com` in.
+//! - **`*.example.com`** (or `.example.com`) excludes `example.com` and every subdomain of it.
+//! - A port narrows to it (`localhost:3000`); case does not matter, a trailing dot is dropped, an
+//!   international name may be written in either form (`bücher.de` or `xn--bcher-kva.de`). The
+//!   host is read by [`crate::site_filter`]'s rules, and pages are matched by its host matching,
+//!   so both lists name sites the same way.
+//! - **Refused**, with a message naming the line: an address (`https://mail.google.com/x`: "write
+//!   the host alone: mail.google.com"), a scheme alone (`https://`), a path, a space inside the
+//!   line, a wildcard anywhere but in front (`*`, `*.*`, `mail.*.com`), anything that is not a
+//!   host. Blank lines are ignored, and spaces around a line are trimmed.
+//!
+//! The stored form ([`crate::settings::Settings::excluded_sites`]) is the list of lines as
+//! written; loading it skips a line this version cannot read rather than losing the others.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::conversation::Turn;
+use crate::history::Page;
+use crate::site_filter::{Site, host_and_port, site_pattern};
+
+/// One excluded site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Excluded {
+    /// The line as written (trimmed).
+    line: String,
+    site: Site,
+    /// `*.example.com`: the subdomains too.
+    subdomains: bool,
+}
+
+/// The excluded sites. The empty list (the default) excludes nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Exclusions {
+    sites: Vec<Excluded>,
+}
+
+/// Why a line of the list is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineProblem {
+    /// An address (a scheme, or a path): `host` is the host it names, when it names one.
+    Address {
+        /// The host to write instead (`mail.google.com`), if the address has one.
+        host: Option<String>,
+    },
+    /// A space inside the line (two sites on one line, or a typo).
+    Space,
+    /// A `*` anywhere but in front of a domain (`*`, `*.*`, `mail.*.com`).
+    Wildcard,
+    /// Not a host at all (a character no host has, an empty label, a bad port).
+    NotAHost,
+}
+
+/// A refused line: its number (from 1, counting blank lines), the line as written, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadLine {
+    /// The line's number, from 1.
+    pub number: usize,
+    /// The line, trimmed.
+    pub typed: String,
+    /// Why it is refused.
+    pub problem: LineProblem,
+}
+
+impl BadLine {
+    /// The message for the options page, naming the line and saying what to write instead.
+    pub fn message(&self) -> String {
+        let Self { number, typed, .. } = self;
+        let fix = match &self.problem {
+            LineProblem::Address { host: Some(host) } => {
+                format!("write the host alone: {host}")
+            }
+            LineProblem::Address { host: None } => {
+                "write a site’s host, such as example.com or *.example.com".to_owned()
+            }
+            LineProblem::Space => "a site has no spaces; put one site on each line".to_owned(),
+            LineProblem::Wildcard => {
+                "a * can only start the line, before a domain, as in *.example.com".to_owned()
+            }
+            LineProblem::NotAHost => {
+                "this is not a site’s host; write example.com or *.example.com".to_owned()
+            }
+        };
+        format!("Line {number} (“{typed}”): {fix}.")
+    }
+}
+
+impl Exclusions {
+    /// Reads the options page's text: one site per line. Every refused line is returned (in
+    /// order), and then nothing is to be saved.
+    pub fn parse(text: &str) -> Result<Exclusions, Vec<BadLine>> {
+        let mut sites = Vec::new();
+        let mut bad = Vec::new();
+        for (index, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            match parse_line(line) {
+                Ok(excluded) => sites.push(excluded),
+                Err(problem) => bad.push(BadLine {
+                    number: index + 1,
+                    typed: line.to_owned(),
+                    problem,
+                }),
+            }
+        }
+        if bad.is_empty() {
+            Ok(Exclusions { sites })
+        } else {
+            Err(bad)
+        }
+    }
+
+    /// The stored lines, leniently: a line this version cannot read is skipped (kept in storage,
+    /// see [`crate::settings::Settings::excluded_sites`]), the others apply.
+    pub fn from_lines<S: AsRef<str>>(lines: &[S]) -> Exclusions {
+        Exclusions {
+            sites: lines
+                .iter()
+                .filter_map(|line| parse_line(line.as_ref().trim()).ok())
+                .collect(),
+        }
+    }
+
+    /// The lines as written, for storage and the options page.
+    pub fn lines(&self) -> Vec<String> {
+        self.sites.iter().map(|s| s.line.clone()).collect()
+    }
+
+    /// Whether nothing is excluded.
+    pub fn is_empty(&self) -> bool {
+        self.sites.is_empty()
+    }
+
+    /// How many sites are excluded.
+    pub fn len(&self) -> usize {
+        self.sites.len()
+    }
+
+    /// Whether the page at `url` (raw or cleaned; `http(s)`) is of an excluded site. A URL with
+    /// no host is not.
+    pub fn excludes(&self, url: &str) -> bool {
+        if self.sites.is_empty() {
+            return false;
+        }
+        let Some((host, port)) = host_and_port(url) else {
+            return false;
+        };
+        let host = host.to_ascii_lowercase();
+        self.sites
+            .iter()
+            .any(|s| s.site.matches_host(&host, port, s.subdomains))
+    }
+
+    /// Whether a page excluded by `self` may be allowed by `next`: a site was taken off the list
+    /// (or narrowed, `*.x.com` → `x.com`), so its pages must be read from the history again.
+    pub fn lifted_by(&self, next: &Exclusions) -> bool {
+        self.sites.iter().any(|old| {
+            !next
+                .sites
+                .iter()
+                .any(|new| new.site == old.site && (new.subdomains || !old.subdomains))
+        })
+    }
+
+    /// `pages` without the excluded sites' pages.
+    pub fn retain_pages(&self, pages: &mut Vec<Page>) {
+        if !self.is_empty() {
+            pages.retain(|page| !self.excludes(&page.url));
+        }
+    }
+
+    /// A stored turn as it is shown: without the excluded sites' pages (the stored turn is kept as
+    /// it is, so a site taken off the list shows again).
+    pub fn retain_in_turn(&self, turn: &mut Turn) {
+        if !self.is_empty() {
+            turn.results
+                .retain(|result| !self.excludes(&result.page.url));
+        }
+    }
+}
+
+/// One trimmed, non-empty line.
+fn parse_line(line: &str) -> Result<Excluded, LineProblem> {
+    if line.contains(char::is_whitespace) {
+        return Err(LineProblem::Space);
+    }
+    if line.contains("://") || line.contains(['/', '?', '#']) {
+        return Err(LineProblem::Address {
+            host: address_host(line),
+        });
+    }
+    let wildcard_body = line.strip_prefix("*.").unwrap_or(line);
+    if wildcard_body.contains('*') {
+        return Err(LineProblem::Wildcard);
+    }
+    let (site, subdomains) = site_pattern(line).map_err(|()| LineProblem::NotAHost)?;
+    Ok(Excluded {
+        line: line.to_owned(),
+        site,
+        subdomains,
+    })
+}
+
+/// The host of a pasted address (`https://mail.google.com/x`, `mail.google.com/x`), in the
+/// browser's form, when it is an `http(s)` one with a host.
+fn address_host(line: &str) -> Option<String> {
+    let parsed = match url::Url::parse(line) {
+        Ok(parsed) => parsed,
+        Err(_) if !line.contains("://") => url::Url::parse(&format!("https://{line}")).ok()?,
+        Err(_) => return None,
+    };
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return None;
+    }
+    let host = parsed.host_str()?.to_owned();
+    site_pattern(&host).ok()?;
+    Some(match parsed.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host,
+    })
+}
+
+/// `deserialize_with` for the stored list: a list of strings, leniently (a value that is not a
+/// list gives none; an item that is not a string is dropped, the others kept).
+pub(crate) fn lenient_lines<'de, D>(deserializer: D) -> Result<Vec<String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Ok(match Value::deserialize(deserializer)? {
+        Value::Array(items) => items
+            .into_iter()
+            .filter_map(|item| match item {
+                Value::String(line) => Some(line),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_accepted_and_refused() {
+        // (line, Ok((host, port, subdomains)) or Err(problem))
+        type Expected = Result<(&'static str, Option<u16>, bool), LineProblem>;
+        let address = |host: &str| LineProblem::Address {
+            host: Some(host.to_owned()),
+        };
+        let rows: Vec<(&str, Expected)> = vec![
+            ("mail.google.com", Ok(("mail.google.com", None, false))),
+            ("  Mail.Google.COM. ", Ok(("mail.google.com", None, false))),
+            ("www.example.com", Ok(("example.com", None, false))),
+            ("*.example.com", Ok(("example.com", None, true))),
+            (".example.com", Ok(("example.com", None, true))),
+            ("localhost", Ok(("localhost", None, false))),
+            ("localhost:3000", Ok(("localhost", Some(3000), false))),
+            ("bücher.de", Ok(("xn--bcher-kva.de", None, false))),
+            ("192.168.1.10", Ok(("192.168.1.10", None, false))),
+            ("[::1]:8080", Ok(("[::1]", Some(8080), false))),
+            ("https://mail.google.com/x", Err(address("mail.google.com"))),
+            ("https://mail.google.com", Err(address("mail.google.com"))),
+            ("http://localhost:3000/app", Err(address("localhost:3000"))),
+            ("example.com/path", Err(address("example.com"))),
+            ("example.com/", Err(address("example.com"))),
+            ("https://", Err(LineProblem::Address { host: None })),
+            (
+                "file:///etc/passwd",
+                Err(LineProblem::Address { host: None }),
+            ),
+            ("*", Err(LineProblem::Wildcard)),
+            ("*.*", Err(LineProblem::Wildcard)),
+            ("mail.*.com", Err(LineProblem::Wildcard)),
+            ("*example.com", Err(LineProblem::Wildcard)),
+            ("*.*.example.com", Err(LineProblem::Wildcard)),
+            ("mail google.com", Err(LineProblem::Space)),
+            ("a.com\tb.com", Err(LineProblem::Space)),
+            ("exa$mple.com", Err(LineProblem::NotAHost)),
+            ("example..com", Err(LineProblem::NotAHost)),
+            ("user@example.com", Err(LineProblem::NotAHost)),
+            ("localhost:99999", Err(LineProblem::NotAHost)),
+            ("localhost:", Err(LineProblem::NotAHost)),
+        ];
+        for (line, expected) in rows {
+            let parsed = Exclusions::parse(line);
+            match expected {
+                Ok((host, port, subdomains)) => {
+                    let parsed = parsed.unwrap_or_else(|bad| panic!("{line}: {bad:?}"));
+                    assert_eq!(
+                        parsed.sites,
+                        [Excluded {
+                            line: line.trim().to_owned(),
+                            site: Site {
+                                host: host.to_owned(),
+                                port,
+                            },
+                            subdomains,
+                        }],
+                        "{line}"
+                    );
+                }
+                Err(problem) => {
+                    let bad = parsed.expect_err(line);
+                    assert_eq!(
+                        bad,
+                        [BadLine {
+                            number: 1,
+                            typed: line.trim().to_owned(),
+                            problem
+                        }],
+                        "{line}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_bad_line_is_named_and_nothing_is_kept() {
+        let bad = Exclusions::parse("mail.google.com\n\n*.*\nhttps://news.ycombinator.com/item\n")
+            .expect_err("two bad lines");
+        let messages: Vec<String> = bad.iter().map(BadLine::message).collect();
+        assert_eq!(
+            messages,
+            [
+                "Line 3 (“*.*”): a * can only start the line, before a domain, as in *.example.com.",
+                "Line 4 (“https://news.ycombinator.com/item”): write the host alone: news.ycombinator.com.",
+            ]
+        );
+        assert_eq!(
+            Exclusions::parse("https://").expect_err("no host")[0].message(),
+            "Line 1 (“https://”): write a site’s host, such as example.com or *.example.com."
+        );
+        assert_eq!(
+            Exclusions::parse("a.com b.com").expect_err("space")[0].message(),
+            "Line 1 (“a.com b.com”): a site has no spaces; put one site on each line."
+        );
+        assert_eq!(
+            Exclusions::parse("exa$mple.com").expect_err("not a host")[0].message(),
+            "Line 1 (“exa$mple.com”): this is not a site’s host; write example.com or *.example.com."
+        );
+        // Blank lines and CRLF endings are fine; an empty list excludes nothing.
+        let parsed = Exclusions::parse("\r\n a.com \r\n\r\n*.b.org\r\n").expect("good lines");
+        assert_eq!(parsed.lines(), ["a.com", "*.b.org"]);
+        assert!(Exclusions::parse("").expect("empty").is_empty());
+    }
+
+    #[test]
+    fn which_pages_are_excluded() {
+        // (list, url, excluded)
+        let rows: &[(&str, &str, bool)] = &[
+            ("mail.google.com", "https://mail.google.com/mail/u/0/", true),
+            ("mail.google.com", "https://MAIL.google.com/", true),
+            ("mail.google.com", "https://www.mail.google.com/", true),
+            ("mail.google.com", "https://google.com/", false),
+            ("mail.google.com", "https://docs.google.com/", false),
+            ("mail.google.com", "https://x.mail.google.com/", false),
+            ("example.com", "https://www.example.com/a", true),
+            ("example.com", "https://blog.example.com/a", false),
+            ("example.com", "https://notexample.com/", false),
+            ("example.com", "https://example.com.evil.test/", false),
+            (
+                "example.com",
+                "https://evil.test/?u=https://example.com/",
+                false,
+            ),
+            ("*.example.com", "https://example.com/", true),
+            ("*.example.com", "https://blog.example.com/", true),
+            ("*.example.com", "https://a.b.example.com/", true),
+            ("*.example.com", "https://notexample.com/", false),
+            ("localhost:3000", "http://localhost:3000/", true),
+            ("localhost:3000", "http://localhost:5173/", false),
+            ("localhost", "http://localhost:5173/", true),
+            ("bücher.de", "https://xn--bcher-kva.de/", true),
+            ("", "https://example.com/", false),
+            ("a.com\n*.b.org", "https://x.b.org/", true),
+            ("a.com\n*.b.org", "https://a.com/", true),
+            ("a.com\n*.b.org", "https://c.net/", false),
+            ("a.com", "not a url", false),
+        ];
+        for &(list, url, excluded) in rows {
+            let exclusions = Exclusions::parse(list).expect(list);
+            assert_eq!(exclusions.excludes(url), excluded, "{list:?} / {url}");
+        }
+    }
+
+    #[test]
+    fn stored_lines_load_leniently_and_lifting_is_seen() {
+        let stored = ["a.com".to_owned(), "*.*".to_owned(), "*.b.org".to_owned()];
+        let loaded = Exclusions::from_lines(&stored);
+        assert_eq!(loaded.lines(), ["a.com", "*.b.org"]);
+        assert_eq!(loaded.len(), 2);
+        let list = |text: &str| Exclusions::parse(text).expect(text);
+        // (before, after, whether some page may come back)
+        let rows: &[(&str, &str, bool)] = &[
+            ("", "", false),
+            ("", "a.com", false),
+            ("a.com", "a.com\nb.com", false),
+            ("a.com", "", true),
+            ("a.com\nb.com", "b.com", true),
+            ("*.a.com", "a.com", true),
+            ("a.com", "*.a.com", false),
+            ("a.com", "A.COM", false),
+        ];
+        for &(before, after, lifted) in rows {
+            assert_eq!(
+                list(before).lifted_by(&list(after)),
+                lifted,
+                "{before:?} → {after:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn pages_and_turns_lose_the_excluded_sites() {
+        let page = |url: &str| Page {
+            url: url.into(),
+            title: "t".into(),
+            last_visit_ms: 1,
+            visit_count: 1,
+        };
+        let exclusions = Exclusions::parse("*.secret.example").expect("list");
+        let mut pages = vec![
+            page("https://secret.example/a"),
+            page("https://open.example/b"),
+            page("https://mail.secret.example/c"),
+        ];
+        exclusions.retain_pages(&mut pages.clone());
+        let mut turn = Turn::local(1, "q", crate::period::Period::Week, Ok(pages.clone()));
+        exclusions.retain_pages(&mut pages);
+        assert_eq!(pages, [page("https://open.example/b")]);
+        exclusions.retain_in_turn(&mut turn);
+        let shown: Vec<&str> = turn.results.iter().map(|r| r.page.url.as_str()).collect();
+        assert_eq!(shown, ["https://open.example/b"]);
+    }
+}
