@@ -138,6 +138,11 @@ pub struct Settings {
     /// Topic search). Off drops the semantic index.
     #[serde(default, deserialize_with = "or_default")]
     pub semantic_search: Switch,
+    /// Whether pages stay in History Chat's own index (words and topic search) after Chrome
+    /// forgets them at about 90 days (Options → "Keep pages searchable after Chrome forgets them";
+    /// off by default). See [`crate::archive`] for which removals count as Chrome forgetting.
+    #[serde(default, deserialize_with = "or_default")]
+    pub keep_forgotten: bool,
     /// Fields written by other versions of the extension, kept as they are.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -153,6 +158,7 @@ impl Default for Settings {
             model: String::new(),
             provider: Provider::default(),
             semantic_search: Switch::default(),
+            keep_forgotten: false,
             other: Map::new(),
         }
     }
@@ -208,7 +214,7 @@ mod tests {
         assert_eq!(defaults.retention, Retention::Month);
         assert_eq!(
             defaults.to_stored(),
-            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": "", "provider": "auto", "semanticSearch": "on"})
+            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": "", "provider": "auto", "semanticSearch": "on", "keepForgotten": false})
         );
         assert!(!defaults.has_api_key());
         assert_eq!(defaults.model_name(), DEFAULT_MODEL);
@@ -239,6 +245,17 @@ mod tests {
                     ..Settings::default()
                 },
             ),
+            (
+                Some(json!({"keepForgotten": true})),
+                Settings {
+                    keep_forgotten: true,
+                    ..Settings::default()
+                },
+            ),
+            // Pages are kept only when the user said so, in so many words.
+            (Some(json!({"keepForgotten": "yes"})), Settings::default()),
+            (Some(json!({"keepForgotten": 1})), Settings::default()),
+            (Some(json!({"keepForgotten": null})), Settings::default()),
         ];
         for (stored, expected) in rows {
             assert_eq!(
@@ -253,12 +270,13 @@ mod tests {
     fn unknown_fields_from_newer_versions_survive_a_round_trip() {
         let stored = json!({"defaultPeriod": "24h", "retention": "forever", "geminiApiKey": "k", "depth": "sheerlock",
                             "model": "gemini-3-flash", "provider": "onDevice", "semanticSearch": "off",
-                            "future": {"x": 1}});
+                            "keepForgotten": true, "future": {"x": 1}});
         let settings = Settings::from_stored(Some(stored.clone()));
         assert_eq!(settings.default_period, Period::Day);
         assert_eq!(settings.retention, Retention::Forever);
         assert_eq!(settings.depth, Depth::Sheerlock);
         assert!(!settings.semantic_search.is_on());
+        assert!(settings.keep_forgotten);
         assert_eq!(settings.to_stored(), stored);
     }
 
