@@ -92,6 +92,24 @@ pub fn kept_line(pages: usize) -> String {
     }
 }
 
+/// The options page's confirmation before forgetting the kept pages.
+pub fn forget_question(pages: usize) -> String {
+    let what = match pages {
+        1 => "the kept page".to_owned(),
+        n => format!("the {n} kept pages"),
+    };
+    format!("Forget {what}? Chrome no longer has them, so this cannot be undone.")
+}
+
+/// What the options page says once the worker has applied the switch.
+pub const fn switched(on: bool) -> &'static str {
+    if on {
+        "Saved: pages Chrome forgets will stay searchable."
+    } else {
+        "Saved: pages Chrome had forgotten are no longer kept."
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,7 +227,7 @@ mod tests {
     #[test]
     fn the_margin_keeps_only_pages_at_least_88_days_old() {
         assert_eq!(EXPIRED_AFTER_MS, 88 * DAY_MS);
-        assert!(EXPIRY_MARGIN_MS > 0 && EXPIRY_MARGIN_MS < CHROME_EXPIRY_MS);
+        const { assert!(EXPIRY_MARGIN_MS > 0 && EXPIRY_MARGIN_MS < CHROME_EXPIRY_MS) };
     }
 
     #[test]

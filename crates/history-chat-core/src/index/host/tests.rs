@@ -752,7 +752,13 @@ fn built_with(keep: Option<bool>) -> Sim {
 #[test]
 fn a_removal_is_kept_only_with_the_option_on_and_only_when_it_is_an_expiry() {
     // (option, what Chrome removes, pages still found, pages forgotten in the conversation)
-    let rows: Vec<(Option<bool>, RemovedVisits, Vec<&str>, Vec<RemovedVisits>)> = vec![
+    type Row = (
+        Option<bool>,
+        RemovedVisits,
+        Vec<&'static str>,
+        Vec<RemovedVisits>,
+    );
+    let rows: Vec<Row> = vec![
         (Some(true), removed(&[OLD]), vec![OLD, CTE], vec![]),
         (
             Some(true),
