@@ -1,5 +1,6 @@
-//! The options page: Gemini key (save, test, remove), search depth, model, default period,
-//! excluded sites, site icons, conversation retention, and what leaves the machine in each mode.
+//! The options page: Gemini key (save, test, remove), search depth, model, default period, topic
+//! search, excluded sites, site icons, pages kept after Chrome forgets them (the switch, how many,
+//! forget them), conversation retention, and what leaves the machine in each mode.
 
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
@@ -8,6 +9,7 @@ use history_chat_bindings::{gemini, permissions, storage};
 use history_chat_core::ai::Depth;
 use history_chat_core::ai::provider::{Availability, Engine, Provider};
 use history_chat_core::api_key::ApiKey;
+use history_chat_core::archive;
 use history_chat_core::exclusions::{BadLine, Exclusions};
 use history_chat_core::gemini::DEFAULT_MODEL;
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
@@ -108,6 +110,25 @@ async fn follow_semantic(request: Request, state: RwSignal<Option<SemanticProgre
     }
 }
 
+/// Asks the worker how many pages it keeps after Chrome forgot them (or sends the switch, or the
+/// forget), and shows the answer or what went wrong.
+async fn ask_kept(request: Request, kept: RwSignal<Option<usize>>, feedback: Feedback) {
+    match ask_worker(&request).await {
+        Ok(Response::Kept { pages }) => {
+            let _ = kept.try_set(Some(pages));
+            match request {
+                Request::ForgetKept => feedback.ok("Kept pages forgotten"),
+                Request::SetKeepForgotten { enabled } => feedback.ok(archive::switched(enabled)),
+                _ => {}
+            }
+        }
+        Ok(Response::Failed { message }) => feedback.fail(message),
+        Ok(_) | Err(_) => feedback.fail(
+            "The background worker did not answer about kept pages. Close this page and open it again.",
+        ),
+    }
+}
+
 /// The whole options page.
 #[component]
 pub fn Options() -> impl IntoView {
@@ -131,6 +152,9 @@ pub fn Options() -> impl IntoView {
     spawn_local(async move { availability.set(Some(on_device::availability().await)) });
     let understanding = RwSignal::new(None::<SemanticProgress>);
     spawn_local(follow_semantic(Request::SemanticState, understanding));
+    let kept = RwSignal::new(None::<usize>);
+    let confirm_forget = RwSignal::new(false);
+    spawn_local(ask_kept(Request::KeptPages, kept, feedback));
 
     spawn_local(async move {
         let loaded = match storage::load_settings().await {
@@ -325,6 +349,30 @@ pub fn Options() -> impl IntoView {
             });
         }
     };
+    // Saved first, then the worker told (it reads the setting at its next start), then said.
+    let switch_keep = move |on: bool| {
+        confirm_forget.set(false);
+        let Some(mut next) = settings.get_untracked() else {
+            return;
+        };
+        next.keep_forgotten = on;
+        next.default_period = next.default_period.offered(on);
+        settings.set(Some(next.clone()));
+        spawn_local(async move {
+            if let Err(error) = storage::save_settings(&next).await {
+                return feedback.fail(format!("Not saved ({error}). Try again."));
+            }
+            ask_kept(Request::SetKeepForgotten { enabled: on }, kept, feedback).await;
+        });
+    };
+    let kept_line = move || match kept.get() {
+        Some(pages) => archive::kept_line(pages),
+        None => "Counting the kept pages…".to_owned(),
+    };
+    let forget_kept = move |_| {
+        confirm_forget.set(false);
+        spawn_local(ask_kept(Request::ForgetKept, kept, feedback));
+    };
 
     let clear = move |_| {
         spawn_local(async move {
@@ -435,8 +483,9 @@ pub fn Options() -> impl IntoView {
                             change(Box::new(move |s| s.default_period = value));
                         }
                     >
-                        {Period::ALL
-                            .into_iter()
+                        {move || Period::choices(current().keep_forgotten)
+                            .iter()
+                            .copied()
                             .map(|p| view! { <option value=p.as_str() prop:selected=move || current().default_period == p>{p.label()}</option> })
                             .collect_view()}
                     </select>
@@ -517,6 +566,50 @@ pub fn Options() -> impl IntoView {
             </section>
 
             <section>
+                <h2>"Pages Chrome forgets"</h2>
+                <label class="choice">
+                    <input
+                        type="checkbox"
+                        aria-label="Keep pages searchable after Chrome forgets them"
+                        disabled=loading
+                        prop:checked=move || current().keep_forgotten
+                        on:change=move |event| switch_keep(event_target_checked(&event))
+                    />
+                    <span class="choice-label">"Keep pages searchable after Chrome forgets them"</span>
+                    <span class="help">
+                        "Chrome deletes history older than 90 days. With this on, History Chat keeps those pages in "
+                        "its own index on this computer — each page's title, address, last visit and visit count, "
+                        "and topic search's numbers for it — so your words, topic search and the \"All time\" "
+                        "period still find them. Deleting pages or all history in Chrome still deletes them here. "
+                        "Turning this off forgets every kept page. If History Chat has to rebuild its index (an "
+                        "update that changes its format, or a damaged index), the kept pages are lost: Chrome no "
+                        "longer has them."
+                    </span>
+                </label>
+                <p class="help kept-state">{kept_line}</p>
+                <Show
+                    when=move || confirm_forget.get()
+                    fallback=move || view! {
+                        <button
+                            type="button"
+                            disabled=move || kept.get().unwrap_or(0) == 0
+                            on:click=move |_| confirm_forget.set(true)
+                        >
+                            "Forget kept pages…"
+                        </button>
+                    }
+                >
+                    <div class="buttons" role="group" aria-label="Confirm forgetting kept pages">
+                        <p>
+                            {move || archive::forget_question(kept.get().unwrap_or(0))}
+                        </p>
+                        <button type="button" on:click=forget_kept>"Forget them"</button>
+                        <button type="button" on:click=move |_| confirm_forget.set(false)>"Cancel"</button>
+                    </div>
+                </Show>
+            </section>
+
+            <section>
                 <h2>"Conversation"</h2>
                 <label class="field">
                     "Keep conversation for "
@@ -567,6 +660,13 @@ pub fn Options() -> impl IntoView {
                     <strong>"Excluded sites: nothing, in every mode. "</strong>
                     "Their pages are left out of the index and of topic search (what was computed for them is "
                     "deleted), and never sent to a model."
+                </p>
+                <p>
+                    <strong>"Pages Chrome forgets: nothing. "</strong>
+                    "Off by default. When you turn it on, the pages Chrome deletes after 90 days stay in History "
+                    "Chat's index in this browser's storage (IndexedDB), on this computer only: title, address, "
+                    "last visit and visit count, and topic search's numbers. They are sent to Gemini only as any "
+                    "other page is, when they match a question asked with a key."
                 </p>
                 <p>
                     "Your settings, key and excluded sites included, are kept in Chrome's synced storage; your "

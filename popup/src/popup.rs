@@ -12,6 +12,7 @@ use history_chat_bindings::{
 use history_chat_core::ai::model::LanguageModel;
 use history_chat_core::ai::pipeline::{AiInput, Notice, ai_search};
 use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, choose, engine_for};
+use history_chat_core::archive;
 use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, turn_key};
 use history_chat_core::display::{
     FAVICON_SIZE, display_title, favicon_url, readable_url, relative_time,
@@ -149,7 +150,7 @@ pub fn Popup() -> impl IntoView {
     spawn_local(follow_understanding(understanding));
     spawn_local(async move {
         let loaded = storage::load_settings().await.unwrap_or_default();
-        period.set(loaded.default_period);
+        period.set(loaded.default_period.offered(loaded.keep_forgotten));
         match storage::load_conversation(now_ms(), &loaded).await {
             // A question asked before the log was read is newer than all of it: keep it first.
             Ok(conversation) => turns.update(|shown| {
@@ -422,8 +423,9 @@ pub fn Popup() -> impl IntoView {
                         type_ahead();
                     }
                 >
-                    {Period::ALL
-                        .into_iter()
+                    {move || Period::choices(settings.with(|s| s.keep_forgotten))
+                        .iter()
+                        .copied()
                         .map(|p| {
                             view! {
                                 <option value=p.as_str() prop:selected=move || period.get() == p>
@@ -650,7 +652,8 @@ async fn index_search(query: &str, start_ms: i64) -> IndexAnswer {
             | Response::Failed { .. }
             | Response::Understood { .. }
             | Response::Semantic { .. }
-            | Response::Forgotten { .. },
+            | Response::Forgotten { .. }
+            | Response::Kept { .. },
         )
         | None => IndexAnswer::Partial(Vec::new(), IndexProgress::default()),
     }
@@ -946,7 +949,14 @@ fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) -> impl IntoV
     let page = result.page;
     let title = display_title(&page.title, &page.url);
     let readable = readable_url(&page.url);
-    let visited = format!("visited {}", relative_time(now, page.last_visit_ms));
+    let visited = match archive::past_chrome(page.last_visit_ms, now) {
+        false => format!("visited {}", relative_time(now, page.last_visit_ms)),
+        true => format!(
+            "visited {} · {}",
+            relative_time(now, page.last_visit_ms),
+            archive::KEPT_NOTE
+        ),
+    };
     let url = StoredValue::new(page.url.clone());
     let confirming = RwSignal::new(false);
     let working = RwSignal::new(false);

@@ -9,6 +9,11 @@
 //! sites are read from the settings ([`start`]), and requests wait for them too, so no answer is
 //! given before the index knows what to leave out; the settings' changes
 //! ([`settings_changed`], `chrome.storage.onChanged`) are passed on to both indexes.
+//!
+//! Before the snapshot is read, the stored "Keep pages searchable after Chrome forgets them" is
+//! read and given to the host, so a removal that woke the worker is judged with it; the options
+//! page's switch and its "Forget kept pages" come as requests ([`set_keep_forgotten`],
+//! [`forget_kept`]). Pages that leave the index for any reason leave topic search too.
 
 use std::cell::{Cell, RefCell};
 
@@ -100,9 +105,30 @@ pub fn visited(item: HistoryItem) {
     feed(Event::Visited(item));
 }
 
-/// `chrome.history.onVisitRemoved`.
+/// `chrome.history.onVisitRemoved`: Chrome forgetting old pages or the user deleting history (the
+/// core tells which).
 pub fn removed(removed: RemovedVisits) {
-    feed(Event::Removed(removed));
+    feed(Event::VisitRemoved {
+        removed,
+        now_ms: now_ms(),
+    });
+}
+
+/// The options page's "Keep pages searchable after Chrome forgets them" (already saved): off
+/// forgets every kept page. Answers how many are kept, once the index is loaded.
+pub async fn set_keep_forgotten(enabled: bool) -> Response {
+    feed(Event::KeepForgotten(enabled));
+    answer(Request::KeptPages).await
+}
+
+/// The options page's "Forget kept pages": waits for the index to be loaded, forgets every kept
+/// page, and answers how many are left (none).
+pub async fn forget_kept() -> Response {
+    if let Response::Failed { message } = answer(Request::KeptPages).await {
+        return Response::Failed { message };
+    }
+    feed(Event::ForgetKept);
+    answer(Request::KeptPages).await
 }
 
 /// [`Request::Forget`]: the user removed these pages from history. The lexical index drops each
@@ -182,6 +208,7 @@ pub fn all_pages() -> Vec<Page> {
 }
 
 /// What an event may change in the lexical index's pages, for the semantic index to follow.
+#[derive(Debug)]
 enum Touched {
     Nothing,
     All,
@@ -204,8 +231,43 @@ fn touched(event: &Event) -> Touched {
         }
         Event::Visited(item) => Touched::Urls(cleaned(std::slice::from_ref(&item.url))),
         Event::Removed(removed) if removed.all_history => Touched::All,
-        Event::Removed(removed) => Touched::Urls(cleaned(&removed.urls)),
+        Event::Removed(removed) | Event::VisitRemoved { removed, .. } => {
+            Touched::Urls(cleaned(&removed.urls))
+        }
+        Event::KeepForgotten(false) | Event::ForgetKept => Touched::Urls(
+            HOST.with_borrow(|host| host.index().map(|index| index.kept_urls()))
+                .unwrap_or_default(),
+        ),
         _ => Touched::Nothing,
+    }
+}
+
+/// Adds to `touched` the pages a host's action forgets in the conversation: a removal judged only
+/// once the snapshot was loaded, or kept pages forgotten at the load.
+fn forgotten(touched: Touched, actions: &[Action]) -> Touched {
+    let mut urls = match touched {
+        Touched::All => return Touched::All,
+        Touched::Nothing => Vec::new(),
+        Touched::Urls(urls) => urls,
+    };
+    for action in actions {
+        if let Action::ForgetInConversation(removed) = action {
+            if removed.all_history {
+                return Touched::All;
+            }
+            urls.extend(
+                removed
+                    .urls
+                    .iter()
+                    .filter_map(|url| clean_url(url).ok())
+                    .map(|url| url.to_string()),
+            );
+        }
+    }
+    if urls.is_empty() {
+        Touched::Nothing
+    } else {
+        Touched::Urls(urls)
     }
 }
 
@@ -214,7 +276,7 @@ fn touched(event: &Event) -> Touched {
 fn feed(event: Event) {
     let touched = touched(&event);
     let actions = HOST.with_borrow_mut(|host| host.handle(event));
-    follow(touched);
+    follow(forgotten(touched, &actions));
     for action in actions {
         perform(action);
     }
@@ -231,9 +293,9 @@ fn follow(touched: Touched) {
     if !has_index {
         return;
     }
-    if !FOLLOWING.replace(true) {
+    let first = !FOLLOWING.replace(true);
+    if first {
         semantic_host::pages(all_pages());
-        return;
     }
     let Touched::Urls(urls) = touched else {
         return;
@@ -252,7 +314,9 @@ fn follow(touched: Touched) {
         }
         (kept, gone)
     });
-    semantic_host::pages(kept);
+    if !first {
+        semantic_host::pages(kept);
+    }
     if !gone.is_empty() {
         semantic_host::removed(Removal::Urls(gone));
     }
@@ -261,6 +325,11 @@ fn follow(touched: Touched) {
 fn perform(action: Action) {
     match action {
         Action::ReadSnapshot => spawn_local(async {
+            // Unreadable settings leave the option unknown: every removal is then a deletion, and
+            // nothing kept is forgotten for it.
+            if let Ok(settings) = storage::load_settings().await {
+                feed(Event::KeepForgotten(settings.keep_forgotten));
+            }
             // An unreadable store is no snapshot: the index is rebuilt.
             let bytes = idb::get(SNAPSHOT_KEY).await.ok().flatten();
             feed(Event::SnapshotRead {

@@ -56,6 +56,8 @@ pub async fn on_message(message: JsValue) -> JsValue {
         }
         Ok(Request::SetSemantic { enabled }) => semantic_host::set_enabled(enabled),
         Ok(Request::Forget { urls }) => index_host::forget(urls),
+        Ok(Request::SetKeepForgotten { enabled }) => index_host::set_keep_forgotten(enabled).await,
+        Ok(Request::ForgetKept) => index_host::forget_kept().await,
         Ok(request) => index_host::answer(request).await,
         Err(error) => Response::Failed {
             message: format!("The background worker did not understand the request ({error})."),
@@ -72,7 +74,8 @@ pub fn on_visited(item: JsValue) {
     }
 }
 
-/// `chrome.history.onVisitRemoved`: pages were deleted from history; the index forgets them.
+/// `chrome.history.onVisitRemoved`: pages were deleted from history (the index forgets them) or
+/// Chrome expired them (kept, when the user asked for it).
 #[wasm_bindgen]
 pub fn on_visit_removed(removed: JsValue) {
     if let Ok(removed) = messages::read_removed(&removed) {

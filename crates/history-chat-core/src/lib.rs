@@ -5,6 +5,8 @@
 //! current time, the history items and the stored data, and gets typed values back.
 //!
 //! - [`clean`]: URL normalisation and the exclusion rules (what never reaches the user or a model).
+//! - [`archive`]: pages kept after Chrome forgets them: which `onVisitRemoved` is Chrome's expiry
+//!   and which is the user's deletion.
 //! - [`history`]: history items as the browser gives them, and pages once cleaned and merged.
 //! - [`period`]: the search periods ("last 7 days") and their arithmetic.
 //! - [`display`]: readable URLs, titles (the URL when there is none) and relative times, for the UI.
@@ -38,6 +40,7 @@
 
 pub mod ai;
 pub mod api_key;
+pub mod archive;
 pub mod clean;
 pub mod conversation;
 pub mod display;

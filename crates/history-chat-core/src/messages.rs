@@ -87,6 +87,19 @@ pub enum Request {
         /// every raw entry merged into it.
         urls: Vec<String>,
     },
+    /// The options page: how many pages are kept after Chrome forgot them. Answered with
+    /// [`Response::Kept`] once the index is loaded.
+    KeptPages,
+    /// The options page's "Keep pages searchable after Chrome forgets them" (saved in the settings
+    /// first): the worker keeps expired pages from now on, or forgets every kept page (off).
+    /// Answered with [`Response::Kept`].
+    SetKeepForgotten {
+        /// On or off.
+        enabled: bool,
+    },
+    /// The options page's "Forget kept pages": every page kept after Chrome forgot it leaves the
+    /// index, topic search and the conversation. Answered with [`Response::Kept`].
+    ForgetKept,
 }
 
 /// The service worker's answer.
@@ -143,6 +156,11 @@ pub enum Response {
     Failed {
         /// What, for the user.
         message: String,
+    },
+    /// How many pages History Chat keeps that Chrome has forgotten.
+    Kept {
+        /// Pages only History Chat has.
+        pages: usize,
     },
 }
 

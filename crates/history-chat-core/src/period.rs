@@ -7,8 +7,9 @@ pub const HOUR_MS: i64 = 60 * 60 * 1000;
 /// Milliseconds in one day.
 pub const DAY_MS: i64 = 24 * HOUR_MS;
 
-/// How far back a search looks. Stored and exchanged as `24h`, `7d`, `30d`, `90d` (the values of
-/// the popup's "Period" selector).
+/// How far back a search looks. Stored and exchanged as `24h`, `7d`, `30d`, `90d`, `all` (the values
+/// of the popup's "Period" selector; `all` is offered only while pages are kept after Chrome forgets
+/// them, see [`Period::choices`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum Period {
     /// The last 24 hours.
@@ -24,15 +25,45 @@ pub enum Period {
     /// The last 90 days: Chrome keeps about 90 days of history, so this is about everything.
     #[serde(rename = "90d")]
     Quarter,
+    /// Everything the index holds, from the epoch on: with "Keep pages searchable after Chrome
+    /// forgets them" on, that reaches past Chrome's 90 days.
+    #[serde(rename = "all")]
+    All,
 }
 
 impl Period {
     /// Every period, shortest first.
-    pub const ALL: [Period; 4] = [Period::Day, Period::Week, Period::Month, Period::Quarter];
+    pub const ALL: [Period; 5] = [
+        Period::Day,
+        Period::Week,
+        Period::Month,
+        Period::Quarter,
+        Period::All,
+    ];
 
-    /// The period's length in milliseconds.
+    /// The periods the selectors offer: "All time" only while pages are kept after Chrome forgets
+    /// them (without that it would mean the same as 3 months).
+    pub fn choices(keep_forgotten: bool) -> &'static [Period] {
+        if keep_forgotten {
+            &Period::ALL
+        } else {
+            &Period::ALL[..4]
+        }
+    }
+
+    /// The period to search when `self` was chosen (or stored as the default) but "All time" is no
+    /// longer offered: the longest one offered.
+    pub fn offered(self, keep_forgotten: bool) -> Period {
+        match self {
+            Period::All if !keep_forgotten => Period::Quarter,
+            period => period,
+        }
+    }
+
+    /// The period's length in milliseconds ([`i64::MAX`] for [`Period::All`]).
     pub const fn duration_ms(self) -> i64 {
         match self {
+            Period::All => i64::MAX,
             Period::Day => DAY_MS,
             Period::Week => 7 * DAY_MS,
             Period::Month => 30 * DAY_MS,
@@ -54,6 +85,7 @@ impl Period {
             Period::Week => "7d",
             Period::Month => "30d",
             Period::Quarter => "90d",
+            Period::All => "all",
         }
     }
 
@@ -71,6 +103,7 @@ impl Period {
             Period::Week => "Last 7 days",
             Period::Month => "Last 30 days",
             Period::Quarter => "Last 3 months",
+            Period::All => "All time",
         }
     }
 
@@ -81,16 +114,18 @@ impl Period {
             Period::Week => "the last 7 days",
             Period::Month => "the last 30 days",
             Period::Quarter => "the last 3 months",
+            Period::All => "all time",
         }
     }
 
-    /// The next longer period, to suggest when nothing was found; `None` for the longest.
+    /// The next longer period, to suggest when nothing was found; `None` for the longest Chrome
+    /// keeps (3 months) and for "All time" (which is not always offered).
     pub const fn longer(self) -> Option<Period> {
         match self {
             Period::Day => Some(Period::Week),
             Period::Week => Some(Period::Month),
             Period::Month => Some(Period::Quarter),
-            Period::Quarter => None,
+            Period::Quarter | Period::All => None,
         }
     }
 }
@@ -128,6 +163,27 @@ mod tests {
     }
 
     #[test]
+    fn all_time_starts_at_the_epoch_whatever_the_clock() {
+        for now in [0, 5, NOW, i64::MAX, i64::MIN] {
+            assert_eq!(Period::All.start_ms(now), 0, "{now}");
+        }
+    }
+
+    #[test]
+    fn all_time_is_offered_only_while_pages_are_kept() {
+        assert_eq!(
+            Period::choices(false),
+            [Period::Day, Period::Week, Period::Month, Period::Quarter]
+        );
+        assert_eq!(Period::choices(true), Period::ALL);
+        assert_eq!(Period::All.offered(false), Period::Quarter);
+        assert_eq!(Period::All.offered(true), Period::All);
+        for period in Period::choices(false) {
+            assert_eq!(period.offered(false), *period);
+        }
+    }
+
+    #[test]
     fn values_round_trip_through_text_and_serde() {
         for period in Period::ALL {
             assert_eq!(Period::parse(period.as_str()), Some(period));
@@ -144,5 +200,6 @@ mod tests {
         assert_eq!(Period::Week.longer(), Some(Period::Month));
         assert_eq!(Period::Month.longer(), Some(Period::Quarter));
         assert_eq!(Period::Quarter.longer(), None);
+        assert_eq!(Period::All.longer(), None);
     }
 }

@@ -144,6 +144,11 @@ pub struct Settings {
     /// [`Settings::exclusions`]; a line this version cannot read is kept here but not applied.
     #[serde(default, deserialize_with = "lenient_lines")]
     pub excluded_sites: Vec<String>,
+    /// Whether pages stay in History Chat's own index (words and topic search) after Chrome
+    /// forgets them at about 90 days (Options → "Keep pages searchable after Chrome forgets them";
+    /// off by default). See [`crate::archive`] for which removals count as Chrome forgetting.
+    #[serde(default, deserialize_with = "or_default")]
+    pub keep_forgotten: bool,
     /// Fields written by other versions of the extension, kept as they are.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -160,6 +165,7 @@ impl Default for Settings {
             provider: Provider::default(),
             semantic_search: Switch::default(),
             excluded_sites: Vec::new(),
+            keep_forgotten: false,
             other: Map::new(),
         }
     }
@@ -249,7 +255,7 @@ mod tests {
         assert_eq!(defaults.retention, Retention::Month);
         assert_eq!(
             defaults.to_stored(),
-            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": "", "provider": "auto", "semanticSearch": "on", "excludedSites": []})
+            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": "", "provider": "auto", "semanticSearch": "on", "excludedSites": [], "keepForgotten": false})
         );
         assert!(!defaults.has_api_key());
         assert_eq!(defaults.model_name(), DEFAULT_MODEL);
@@ -280,6 +286,17 @@ mod tests {
                     ..Settings::default()
                 },
             ),
+            (
+                Some(json!({"keepForgotten": true})),
+                Settings {
+                    keep_forgotten: true,
+                    ..Settings::default()
+                },
+            ),
+            // Pages are kept only when the user said so, in so many words.
+            (Some(json!({"keepForgotten": "yes"})), Settings::default()),
+            (Some(json!({"keepForgotten": 1})), Settings::default()),
+            (Some(json!({"keepForgotten": null})), Settings::default()),
         ];
         for (stored, expected) in rows {
             assert_eq!(
@@ -295,7 +312,7 @@ mod tests {
         let stored = json!({"defaultPeriod": "24h", "retention": "forever", "geminiApiKey": "k", "depth": "sheerlock",
                             "model": "gemini-3-flash", "provider": "onDevice", "semanticSearch": "off",
                             "excludedSites": ["a.com", "*.b.org", "future.*.syntax"],
-                            "future": {"x": 1}});
+                            "keepForgotten": true, "future": {"x": 1}});
         let settings = Settings::from_stored(Some(stored.clone()));
         assert_eq!(settings.default_period, Period::Day);
         assert_eq!(settings.retention, Retention::Forever);
@@ -303,6 +320,7 @@ mod tests {
         assert!(!settings.semantic_search.is_on());
         // A line this version cannot read is kept, and not applied.
         assert_eq!(settings.exclusions().lines(), ["a.com", "*.b.org"]);
+        assert!(settings.keep_forgotten);
         assert_eq!(settings.to_stored(), stored);
     }
 

@@ -38,9 +38,20 @@
 //! history again: a complete index reads the whole history once more (merged into what it holds,
 //! as a catch-up is); a build starts again from now, keeping what it has.
 //!
+//! **Pages kept after Chrome forgets them** ([`crate::archive`]): the history's own removals come
+//! as [`Event::VisitRemoved`], judged by [`crate::archive::classify`] against the index as it is
+//! when the removal is applied (after the snapshot is loaded, when it comes during the load). With
+//! the option on ([`Event::KeepForgotten`]), an expiry marks the pages kept instead of removing them;
+//! anything else — and every removal while the option is off or not known yet — is a deletion,
+//! honoured at once, kept pages included. [`Event::Removed`] removes unconditionally (a forget
+//! asked by a page). Turning the option off, or [`Event::ForgetKept`], forgets every kept page, in
+//! the index and the conversation; so does loading a snapshot while the stored option is off. A
+//! build from scratch reads Chrome's history, which no longer has the kept pages: they are lost.
+//!
 //! Every constant of the index's timing lives here, the pages' patience included, so each can be
 //! read against the others.
 
+use crate::archive::{self, Removal};
 use crate::exclusions::Exclusions;
 use crate::history::{HistoryItem, RemovedVisits};
 use crate::index::{Hit, Index};
@@ -148,7 +159,8 @@ pub enum Event {
     },
     /// `chrome.history.onVisited`: the visited entry.
     Visited(HistoryItem),
-    /// `chrome.history.onVisitRemoved`: what was removed.
+    /// Pages to remove whatever the expiry rule says (a forget asked by a page; also what a
+    /// deletion by the user amounts to).
     Removed(RemovedVisits),
     /// [`Request::Forget`]: the user removed these pages (cleaned or raw URLs) from the browser's
     /// history. Each whole page goes at once, every raw entry merged into it, whatever
@@ -156,6 +168,20 @@ pub enum Event {
     /// was out when it came, and saved like any change. The conversation is the popup's to
     /// rewrite.
     Forget(Vec<String>),
+    /// `chrome.history.onVisitRemoved`: what Chrome removed, at `now_ms` — Chrome forgetting old
+    /// pages or the user deleting history, told apart by [`crate::archive::classify`].
+    VisitRemoved {
+        /// What the event says.
+        removed: RemovedVisits,
+        /// When it came, ms since the Unix epoch.
+        now_ms: i64,
+    },
+    /// The "Keep pages searchable after Chrome forgets them" setting, as stored (at start) or as
+    /// just changed. Off forgets every kept page.
+    KeepForgotten(bool),
+    /// Forget every page kept after Chrome forgot it (the options page's button). Ignored while the
+    /// snapshot is read: the worker waits for the load first.
+    ForgetKept,
     /// The timer set by [`Action::PersistAfter`] fired.
     PersistDue,
     /// The excluded sites, read from the settings when the worker starts and again whenever they
@@ -244,6 +270,13 @@ enum Change {
     Visited(HistoryItem),
     Removed(RemovedVisits),
     Forgot(Vec<String>),
+    /// Raw URLs Chrome forgot, kept by the index.
+    Keep(Vec<String>),
+    /// A history removal not judged yet (it came while the snapshot was read).
+    VisitRemoved {
+        removed: RemovedVisits,
+        now_ms: i64,
+    },
 }
 
 #[derive(Debug, Default)]
@@ -273,6 +306,9 @@ pub struct Host {
     next_read: u64,
     /// The excluded sites: their pages never enter the index.
     exclusions: Exclusions,
+    /// The "keep pages after Chrome forgets them" setting; `None` until the worker has read it
+    /// (then every removal is a deletion, and nothing kept is forgotten for it).
+    keep_forgotten: Option<bool>,
 }
 
 impl Host {
@@ -289,14 +325,21 @@ impl Host {
             Event::SnapshotRead { bytes, now_ms } => self.loaded(bytes, now_ms, &mut actions),
             Event::HistoryRead { id, items } => self.history_read(id, items, &mut actions),
             Event::Visited(item) => self.change(Change::Visited(item), &mut actions),
-            Event::Removed(removed) => {
-                actions.push(Action::ForgetInConversation(removed.clone()));
-                self.change(Change::Removed(removed), &mut actions);
+            Event::Removed(removed) => self.deleted(removed, &mut actions),
+            Event::VisitRemoved { removed, now_ms } => {
+                self.visit_removed(removed, now_ms, &mut actions)
             }
             Event::Forget(urls) => self.change(Change::Forgot(urls), &mut actions),
             Event::Exclusions { exclusions, now_ms } => {
                 self.exclude(exclusions, now_ms, &mut actions)
             }
+            Event::KeepForgotten(on) => {
+                self.keep_forgotten = Some(on);
+                if !on {
+                    self.forget_kept(&mut actions);
+                }
+            }
+            Event::ForgetKept => self.forget_kept(&mut actions),
             Event::PersistDue => {
                 self.persist_set = false;
                 if let Phase::Live {
@@ -364,6 +407,11 @@ impl Host {
                 index.search_keyword_in(keyword, sites, *start_ms, now_ms, *limit),
                 *start_ms,
             ),
+            Request::KeptPages | Request::SetKeepForgotten { .. } | Request::ForgetKept => {
+                Response::Kept {
+                    pages: index.kept_len(),
+                }
+            }
             // Topic search's requests are the semantic index's (`semantic::host`), not this one's.
             Request::Understand { .. } | Request::SemanticState | Request::SetSemantic { .. } => {
                 Response::Failed {
@@ -449,9 +497,21 @@ impl Host {
                 // visits made while the worker was stopped lie in between.
                 let newest = index.recent(0, 1).first().map_or(0, |p| p.last_visit_ms);
                 let dropped = index.remove_where(|url| self.exclusions.excludes(url));
-                let changed = !queued.is_empty() || !dropped.is_empty();
+                let mut changed = !queued.is_empty() || !dropped.is_empty();
                 for change in queued {
+                    let change = judge(self.keep_forgotten, &index, change, actions);
                     apply(&mut index, change, &self.exclusions);
+                }
+                if self.keep_forgotten == Some(false) {
+                    // Turned off while the worker was stopped (or on another computer).
+                    let forgotten = index.forget_kept();
+                    if !forgotten.is_empty() {
+                        changed = true;
+                        actions.push(Action::ForgetInConversation(RemovedVisits {
+                            all_history: false,
+                            urls: forgotten,
+                        }));
+                    }
                 }
                 let read = self.read(newest.saturating_sub(CATCH_UP_MARGIN_MS).max(0), None, 0);
                 actions.push(Action::ReadHistory(read.clone()));
@@ -470,7 +530,12 @@ impl Host {
             }
             Err(cause) => {
                 // Changes queued during the load are older than the first slice's read: it will
-                // see them in the browser's history.
+                // see them in the browser's history. A removal among them is a deletion (the
+                // empty index knows no page), to be forgotten in the conversation too.
+                let empty = Index::new();
+                for change in queued {
+                    judge(self.keep_forgotten, &empty, change, actions);
+                }
                 self.start_build(cause, now_ms, actions);
             }
         }
@@ -579,6 +644,48 @@ impl Host {
                     since: Vec::new(),
                 });
             }
+        }
+    }
+
+    /// A removal to honour whatever the option says.
+    fn deleted(&mut self, removed: RemovedVisits, actions: &mut Vec<Action>) {
+        actions.push(Action::ForgetInConversation(removed.clone()));
+        self.change(Change::Removed(removed), actions);
+    }
+
+    /// A history removal: judged now against the index, or once the snapshot is loaded.
+    fn visit_removed(&mut self, removed: RemovedVisits, now_ms: i64, actions: &mut Vec<Action>) {
+        self.need(actions);
+        if removed.all_history {
+            return self.deleted(removed, actions);
+        }
+        let change = Change::VisitRemoved { removed, now_ms };
+        let change = match &self.phase {
+            Phase::Live { index, .. } => judge(self.keep_forgotten, index, change, actions),
+            Phase::Cold | Phase::Loading { .. } => change,
+        };
+        self.change(change, actions);
+    }
+
+    /// Forgets every kept page (in the conversation too).
+    fn forget_kept(&mut self, actions: &mut Vec<Action>) {
+        let Phase::Live {
+            index, coverage, ..
+        } = &mut self.phase
+        else {
+            return;
+        };
+        let forgotten = index.forget_kept();
+        if forgotten.is_empty() {
+            return;
+        }
+        let complete = matches!(coverage, Coverage::Complete);
+        actions.push(Action::ForgetInConversation(RemovedVisits {
+            all_history: false,
+            urls: forgotten,
+        }));
+        if complete {
+            self.mark_dirty(actions);
         }
     }
 
@@ -716,6 +823,26 @@ pub fn next_span(span_ms: i64, pages: usize) -> i64 {
         .clamp(MIN_SLICE_MS, MAX_SLICE_MS)
 }
 
+/// What a change amounts to against `index`, with the keep option `keep`: a history removal becomes
+/// kept pages (an expiry, with the option on) or a deletion (also forgotten in the conversation);
+/// other changes are as they are.
+fn judge(keep: Option<bool>, index: &Index, change: Change, actions: &mut Vec<Action>) -> Change {
+    let Change::VisitRemoved { removed, now_ms } = change else {
+        return change;
+    };
+    let kind = match keep {
+        Some(true) => archive::classify(&removed, |url| index.newest_visit_of(url), now_ms),
+        Some(false) | None => Removal::Deleted,
+    };
+    match kind {
+        Removal::Expired => Change::Keep(removed.urls),
+        Removal::Deleted => {
+            actions.push(Action::ForgetInConversation(removed.clone()));
+            Change::Removed(removed)
+        }
+    }
+}
+
 fn apply(index: &mut Index, change: Change, exclusions: &Exclusions) {
     match change {
         Change::Visited(item) if exclusions.excludes(&item.url) => {}
@@ -727,6 +854,9 @@ fn apply(index: &mut Index, change: Change, exclusions: &Exclusions) {
         Change::Forgot(urls) => {
             index.forget_pages(&urls);
         }
+        Change::Keep(urls) => index.keep_urls(&urls),
+        // Judged before it is applied ([`Host::judge`]); never reaches here unjudged.
+        Change::VisitRemoved { .. } => {}
     }
 }
 

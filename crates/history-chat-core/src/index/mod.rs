@@ -71,6 +71,9 @@ struct Backing {
     raw: Option<Box<str>>,
     last_visit_ms: i64,
     visit_count: u32,
+    /// Chrome no longer has this URL (it expired it) and the index keeps it
+    /// ([`crate::archive`]); a new visit clears it.
+    kept: bool,
 }
 
 /// A page in the index.
@@ -89,6 +92,11 @@ struct Doc {
 }
 
 impl Doc {
+    /// Chrome forgot every history URL behind the page; History Chat keeps it.
+    fn is_kept(&self) -> bool {
+        !self.backing.is_empty() && self.backing.iter().all(|b| b.kept)
+    }
+
     fn page(&self) -> Page {
         Page {
             url: self.url.to_string(),
@@ -366,6 +374,93 @@ impl Index {
             .collect()
     }
 
+    /// The newest visit the index knows of a raw history URL (as `onVisitRemoved` lists it), or
+    /// `None` when no page holds that URL: what [`crate::archive::classify`] judges an expiry by.
+    pub fn newest_visit_of(&self, raw_url: &str) -> Option<i64> {
+        let (_, backing) = self.backing_of(raw_url)?;
+        Some(backing.last_visit_ms)
+    }
+
+    /// Marks raw URLs as kept after Chrome forgot them ([`crate::archive::Removal::Expired`]): the
+    /// pages stay searchable; a new visit of a URL makes it Chrome's again. URLs the index does not
+    /// hold are ignored.
+    pub fn keep_urls(&mut self, raw_urls: &[String]) {
+        for raw in raw_urls {
+            let Ok(url) = clean_url(raw) else {
+                continue;
+            };
+            let Some(&id) = self.by_url.get(url.as_str()) else {
+                continue;
+            };
+            let key = (raw.as_str() != url.as_str()).then_some(raw.as_str());
+            if let Some(Some(doc)) = self.docs.get_mut(id as usize)
+                && let Some(backing) = doc.backing.iter_mut().find(|b| b.raw.as_deref() == key)
+            {
+                backing.kept = true;
+            }
+        }
+    }
+
+    /// Whether the page at this cleaned URL is only there because History Chat kept it: Chrome
+    /// forgot every history URL behind it.
+    pub fn is_kept(&self, cleaned_url: &str) -> bool {
+        self.by_url
+            .get(cleaned_url)
+            .and_then(|&id| self.doc(id))
+            .is_some_and(Doc::is_kept)
+    }
+
+    /// How many pages are only there because History Chat kept them ([`Index::is_kept`]).
+    pub fn kept_len(&self) -> usize {
+        self.docs
+            .iter()
+            .flatten()
+            .filter(|doc| doc.is_kept())
+            .count()
+    }
+
+    /// The cleaned URLs of the pages that hold a kept history URL (those [`Index::forget_kept`]
+    /// may remove or change).
+    pub fn kept_urls(&self) -> Vec<String> {
+        self.docs
+            .iter()
+            .flatten()
+            .filter(|doc| doc.backing.iter().any(|b| b.kept))
+            .map(|doc| doc.url.to_string())
+            .collect()
+    }
+
+    /// Forgets every history URL kept after Chrome forgot it, as [`Index::remove_urls`] would
+    /// (a page goes with its last URL); returns the raw URLs forgotten, for the conversation.
+    pub fn forget_kept(&mut self) -> Vec<String> {
+        let raw: Vec<String> = self
+            .docs
+            .iter()
+            .flatten()
+            .flat_map(|doc| {
+                doc.backing
+                    .iter()
+                    .filter(|b| b.kept)
+                    .map(|b| b.raw.as_deref().unwrap_or(&doc.url).to_owned())
+            })
+            .collect();
+        self.remove_urls(&raw);
+        raw
+    }
+
+    /// The page id and backing of a raw history URL.
+    fn backing_of(&self, raw_url: &str) -> Option<(u32, &Backing)> {
+        let url = clean_url(raw_url).ok()?;
+        let id = *self.by_url.get(url.as_str())?;
+        let key = (raw_url != url.as_str()).then_some(raw_url);
+        let backing = self
+            .doc(id)?
+            .backing
+            .iter()
+            .find(|b| b.raw.as_deref() == key)?;
+        Some((id, backing))
+    }
+
     /// The page for a cleaned URL, if indexed.
     pub fn page(&self, cleaned_url: &str) -> Option<Page> {
         let id = *self.by_url.get(cleaned_url)?;
@@ -538,11 +633,14 @@ impl Index {
                 Some(backing) => {
                     backing.last_visit_ms = backing.last_visit_ms.max(item.last_visit_ms);
                     backing.visit_count = item.visit_count;
+                    // Chrome has the URL again.
+                    backing.kept = false;
                 }
                 None => doc.backing.push(Backing {
                     raw,
                     last_visit_ms: item.last_visit_ms,
                     visit_count: item.visit_count,
+                    kept: false,
                 }),
             }
             doc.last_visit_ms = doc.last_visit_ms.max(item.last_visit_ms);
@@ -572,6 +670,7 @@ impl Index {
                 raw,
                 last_visit_ms: item.last_visit_ms,
                 visit_count: item.visit_count,
+                kept: false,
             }],
         }));
         self.live += 1;

@@ -20,8 +20,12 @@ use super::{Doc, Index, Posting, Shape, Term, typo};
 const MAGIC: &[u8; 4] = b"HCIX";
 
 /// Version of the saved format. Bump it whenever the body or the tokenisation changes: an index
-/// saved by another version is rebuilt, never misread.
-pub const FORMAT_VERSION: u16 = 1;
+/// saved by another version is rebuilt, never misread. A rebuild reads Chrome's history, which no
+/// longer has the pages kept after Chrome forgot them ([`crate::archive`]): they are lost, and the
+/// options page says so. Version 2 added that mark to each history URL (no version-1 index holds a
+/// kept page, so nothing is lost moving to it); a later bump that must not lose them has to read
+/// the kept pages out of the old body before rebuilding.
+pub const FORMAT_VERSION: u16 = 2;
 
 /// Why saved bytes could not be loaded. In every case the caller rebuilds the index.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

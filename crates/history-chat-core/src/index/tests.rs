@@ -805,3 +805,41 @@ fn a_site_filter_leaves_other_sites_out_before_ranking() {
         ["https://gist.github.com/x/cte"]
     );
 }
+
+#[test]
+fn kept_urls_are_marked_per_history_url_and_survive_a_save() {
+    let raw_old = "https://a.example/page?utm_source=mail";
+    let mut index = Index::build([
+        item(raw_old, "Page A", 100, 1),
+        item("https://a.example/page", "Page A", 1, 2),
+        item("https://b.example/", "Page B", 120, 1),
+    ]);
+    // What the expiry rule reads: each history URL's own newest visit.
+    assert_eq!(index.newest_visit_of(raw_old), Some(NOW - 100 * DAY_MS));
+    assert_eq!(
+        index.newest_visit_of("https://a.example/page"),
+        Some(NOW - DAY_MS)
+    );
+    assert_eq!(index.newest_visit_of("https://c.example/"), None);
+    index.keep_urls(&[raw_old.to_owned(), "https://b.example/".to_owned()]);
+    // A page is kept only when Chrome forgot every URL behind it.
+    assert!(!index.is_kept("https://a.example/page"));
+    assert!(index.is_kept("https://b.example/"));
+    assert_eq!(index.kept_len(), 1);
+    let mut kept_urls = index.kept_urls();
+    kept_urls.sort();
+    assert_eq!(kept_urls, ["https://a.example/page", "https://b.example/"]);
+    let mut loaded = Index::from_bytes(&index.to_bytes()).unwrap();
+    assert!(loaded.is_kept("https://b.example/"));
+    // A visit makes the URL Chrome's again.
+    loaded.upsert(item("https://b.example/", "Page B", 0, 1));
+    assert!(!loaded.is_kept("https://b.example/"));
+    // Forgetting kept URLs leaves the page a live URL still backs, with that URL's visits.
+    let mut forgotten = index.forget_kept();
+    forgotten.sort();
+    assert_eq!(forgotten, [raw_old, "https://b.example/"]);
+    assert!(index.page("https://b.example/").is_none());
+    let a = index.page("https://a.example/page").unwrap();
+    assert_eq!((a.last_visit_ms, a.visit_count), (NOW - DAY_MS, 2));
+    assert_eq!(index.kept_len(), 0);
+}

@@ -155,7 +155,8 @@ const PAGES: &[(&str, &str)] = &[
 /// FNV-1a fingerprint (64-bit) of the words of [`PAGES`] ([`fingerprint`]) for each format version,
 /// oldest first. A version that changed only the saved body, not the words, repeats its
 /// predecessor's fingerprint. Entries are never edited: a new version adds its own.
-const FINGERPRINTS: &[(u16, u64)] = &[(1, 0xb1dc_8142_f0c6_fd7b)];
+// Version 2 changed the body (the kept mark of each history URL), not the tokenisation.
+const FINGERPRINTS: &[(u16, u64)] = &[(1, 0xb1dc_8142_f0c6_fd7b), (2, 0xb1dc_8142_f0c6_fd7b)];
 
 /// What [`page_words`] emits for one page, in order.
 fn words(scratch: &mut Scratch, title: &str, url: &str) -> Vec<(Field, String)> {

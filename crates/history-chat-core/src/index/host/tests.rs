@@ -896,3 +896,231 @@ fn a_site_taken_off_the_list_comes_back_from_the_history() {
     assert!(sim.finds("creme brulee", CREME));
     assert!(sim.finds("recursive cte", CTE));
 }
+
+// Pages kept after Chrome forgets them (`crate::archive`).
+
+/// Chrome forgets `urls` (they leave the browser's history) and the worker hears of it at `NOW`.
+fn chrome_removes(sim: &mut Sim, urls: &[&str]) {
+    sim.browser.retain(|i| !urls.contains(&i.url.as_str()));
+    sim.feed(Event::VisitRemoved {
+        removed: removed(urls),
+        now_ms: NOW,
+    });
+}
+
+fn kept(sim: &Sim) -> usize {
+    match sim.ask(Request::KeptPages) {
+        Reply::Now(Response::Kept { pages }) => pages,
+        other => panic!("no count of kept pages: {other:?}"),
+    }
+}
+
+/// A complete, saved index with the option as the worker read it from the settings.
+fn built_with(keep: Option<bool>) -> Sim {
+    let mut sim = Sim::built(history());
+    if let Some(on) = keep {
+        sim.feed(Event::KeepForgotten(on));
+    }
+    sim
+}
+
+#[test]
+fn a_removal_is_kept_only_with_the_option_on_and_only_when_it_is_an_expiry() {
+    // (option, what Chrome removes, pages still found, pages forgotten in the conversation)
+    type Row = (
+        Option<bool>,
+        RemovedVisits,
+        Vec<&'static str>,
+        Vec<RemovedVisits>,
+    );
+    let rows: Vec<Row> = vec![
+        (Some(true), removed(&[OLD]), vec![OLD, CTE], vec![]),
+        (
+            Some(true),
+            removed(&[CTE]),
+            vec![OLD],
+            vec![removed(&[CTE])],
+        ),
+        (
+            Some(true),
+            removed(&[OLD, CTE]),
+            vec![],
+            vec![removed(&[OLD, CTE])],
+        ),
+        (
+            Some(true),
+            removed(&[OLD, "https://never.example/"]),
+            vec![CTE],
+            vec![removed(&[OLD, "https://never.example/"])],
+        ),
+        (Some(true), clear_all(), vec![], vec![clear_all()]),
+        (
+            Some(false),
+            removed(&[OLD]),
+            vec![CTE],
+            vec![removed(&[OLD])],
+        ),
+        (None, removed(&[OLD]), vec![CTE], vec![removed(&[OLD])]),
+    ];
+    for (keep, removal, found, forgotten) in rows {
+        let mut sim = built_with(keep);
+        let name = format!("{keep:?} {removal:?}");
+        let listed_old = removal.urls.iter().any(|u| u == OLD);
+        sim.browser
+            .retain(|i| !removal.all_history && !removal.urls.contains(&i.url));
+        sim.feed(Event::VisitRemoved {
+            removed: removal,
+            now_ms: NOW,
+        });
+        for (query, url) in [("ancient", OLD), ("recursive", CTE)] {
+            assert_eq!(sim.finds(query, url), found.contains(&url), "{name}: {url}");
+        }
+        assert_eq!(sim.forgotten, forgotten, "{name}");
+        assert_eq!(
+            kept(&sim),
+            usize::from(listed_old && found.contains(&OLD)),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_kept_page_survives_a_restart_and_its_catch_up() {
+    let mut sim = built_with(Some(true));
+    chrome_removes(&mut sim, &[OLD]);
+    sim.persist_due();
+    let mut sim = sim.restart();
+    sim.feed(Event::KeepForgotten(true));
+    sim.feed(Event::Need);
+    let stored = sim.stored.clone();
+    sim.give_snapshot(stored);
+    sim.serve_all();
+    assert!(sim.finds("ancient", OLD));
+    assert_eq!(kept(&sim), 1);
+}
+
+#[test]
+fn a_removal_during_the_load_is_judged_against_the_loaded_index() {
+    let mut sim = built_with(Some(true)).restart();
+    sim.feed(Event::KeepForgotten(true));
+    sim.feed(Event::Need);
+    chrome_removes(&mut sim, &[OLD]);
+    chrome_removes(&mut sim, &[CTE]);
+    assert!(sim.forgotten.is_empty(), "judged before the index is known");
+    let stored = sim.stored.clone();
+    sim.give_snapshot(stored);
+    assert!(sim.finds("ancient", OLD));
+    assert!(!sim.finds("recursive", CTE));
+    assert_eq!(sim.forgotten, vec![removed(&[CTE])]);
+    // While the history is being built from scratch, no page is known: every removal is a deletion.
+    let mut sim = Sim::new(history());
+    sim.feed(Event::KeepForgotten(true));
+    sim.feed(Event::Need);
+    chrome_removes(&mut sim, &[OLD]);
+    sim.give_snapshot(None);
+    sim.serve_all();
+    assert!(!sim.finds("ancient", OLD));
+    assert_eq!(sim.forgotten, vec![removed(&[OLD])]);
+}
+
+#[test]
+fn turning_the_option_off_or_forgetting_kept_pages_forgets_them_everywhere() {
+    for forget in [Event::KeepForgotten(false), Event::ForgetKept] {
+        let mut sim = built_with(Some(true));
+        chrome_removes(&mut sim, &[OLD]);
+        sim.persist_due();
+        let saves = sim.saves;
+        sim.feed(forget.clone());
+        assert!(!sim.finds("ancient", OLD), "{forget:?}");
+        assert!(sim.finds("recursive", CTE), "{forget:?}");
+        assert_eq!(kept(&sim), 0);
+        assert_eq!(sim.forgotten, vec![removed(&[OLD])], "{forget:?}");
+        sim.persist_due();
+        assert_eq!(sim.saves, saves + 1, "{forget:?}: saved");
+        let stored = Index::from_bytes(sim.stored.as_deref().unwrap()).unwrap();
+        assert!(stored.page(OLD).is_none(), "{forget:?}");
+    }
+    // "Forget kept pages" leaves the option on: the next page Chrome forgets is kept.
+    let mut sim = built_with(Some(true));
+    sim.feed(Event::ForgetKept);
+    sim.browser
+        .push(item("https://later.example/", "Later", 100 * DAY_MS));
+    sim.feed(Event::Visited(item(
+        "https://later.example/",
+        "Later",
+        100 * DAY_MS,
+    )));
+    chrome_removes(&mut sim, &["https://later.example/"]);
+    assert_eq!(kept(&sim), 1);
+}
+
+#[test]
+fn a_snapshot_loaded_while_the_stored_option_is_off_forgets_its_kept_pages() {
+    let snapshot = built_kept_snapshot();
+    let browser: Vec<HistoryItem> = history().into_iter().filter(|i| i.url != OLD).collect();
+    // Unknown (the settings could not be read): nothing kept is forgotten for it.
+    for (keep, found) in [(Some(false), false), (None, true), (Some(true), true)] {
+        let mut sim = Sim::new(browser.clone());
+        if let Some(on) = keep {
+            sim.feed(Event::KeepForgotten(on));
+        }
+        sim.feed(Event::Need);
+        sim.give_snapshot(Some(snapshot.clone()));
+        sim.serve_all();
+        assert_eq!(sim.finds("ancient", OLD), found, "{keep:?}");
+        let forgotten = if found { vec![] } else { vec![removed(&[OLD])] };
+        assert_eq!(sim.forgotten, forgotten, "{keep:?}");
+    }
+}
+
+/// The snapshot of a complete index in which Chrome forgot [`OLD`] and the index kept it.
+fn built_kept_snapshot() -> Vec<u8> {
+    let mut sim = built_with(Some(true));
+    chrome_removes(&mut sim, &[OLD]);
+    sim.persist_due();
+    sim.stored.unwrap()
+}
+
+#[test]
+fn a_kept_page_visited_again_is_chromes_again() {
+    let mut sim = built_with(Some(true));
+    chrome_removes(&mut sim, &[OLD]);
+    sim.browser.push(item(OLD, "An ancient imported page", 0));
+    sim.feed(Event::Visited(item(OLD, "An ancient imported page", 0)));
+    assert_eq!(kept(&sim), 0);
+    // Now recent: the user deleting it is a deletion.
+    chrome_removes(&mut sim, &[OLD]);
+    assert!(!sim.finds("ancient", OLD));
+    assert_eq!(sim.forgotten, vec![removed(&[OLD])]);
+}
+
+#[test]
+fn a_forget_asked_by_a_page_removes_a_kept_page_whatever_the_rule_says() {
+    let mut sim = built_with(Some(true));
+    chrome_removes(&mut sim, &[OLD]);
+    // `chrome.history.deleteUrl` on a page Chrome forgot reports it as removed again: by the rule
+    // it is still an expiry, so the page stays…
+    chrome_removes(&mut sim, &[OLD]);
+    assert!(sim.finds("ancient", OLD));
+    // …and the page's own forget (`Event::Removed`) is what removes it.
+    sim.feed(Event::Removed(removed(&[OLD])));
+    assert!(!sim.finds("ancient", OLD));
+    assert_eq!(kept(&sim), 0);
+    assert_eq!(sim.forgotten, vec![removed(&[OLD])]);
+}
+
+#[test]
+fn a_rebuild_from_scratch_loses_the_kept_pages() {
+    let mut bytes = built_kept_snapshot();
+    // Another format version (or a damaged snapshot): the history is read again, and Chrome no
+    // longer has the kept page.
+    bytes[4] = bytes[4].wrapping_add(1);
+    let mut sim = Sim::new(history().into_iter().filter(|i| i.url != OLD).collect());
+    sim.feed(Event::KeepForgotten(true));
+    sim.feed(Event::Need);
+    sim.give_snapshot(Some(bytes));
+    assert_eq!(sim.host.build_cause(), Some(BuildCause::OtherVersion));
+    sim.serve_all();
+    assert!(!sim.finds("ancient", OLD));
+    assert_eq!(kept(&sim), 0);
+}
