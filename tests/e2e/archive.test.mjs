@@ -102,7 +102,8 @@ describe('pages kept after Chrome forgets them (option on)', () => {
     await chromeForgets(popup, ZYMURGY.url, 1);
     assert.ok((await indexed(popup, 'zymurgy saison')).includes(ZYMURGY.url), 'the index still holds it');
     await popup.reload();
-    await popup.locator(SEL.search).waitFor();
+    // The selector offers All time once the reloaded popup has read its settings.
+    await popup.waitForFunction((sel) => [...document.querySelectorAll(`${sel} option`)].some((o) => o.value === 'all'), SEL.period, { timeout: LIMIT_MS }).catch(() => {});
     assert.deepEqual(await periodValues(popup), ['24h', '7d', '30d', '90d', 'all'], 'the period selector offers All time');
     const turn = await ask(popup, 'zymurgy saison', { period: 'all' });
     assertFound(turn, ZYMURGY.url, 'the kept page, All time');
@@ -213,8 +214,14 @@ describe('turning the option off, and the default (off)', () => {
       assert.ok(!(await indexed(popup, 'narwhal')).includes(NARWHAL.url));
       const stored = await options.evaluate(() => chrome.storage.sync.get('settings'));
       assert.equal(stored.settings.keepForgotten, false);
+      // What proves the reloaded popup has read its settings: it starts on the stored default period.
+      await options.evaluate(async () => {
+        const { settings } = await chrome.storage.sync.get('settings');
+        await chrome.storage.sync.set({ settings: { ...settings, defaultPeriod: '30d' } });
+      });
       await popup.reload();
-      await popup.locator(SEL.search).waitFor();
+      await popup.waitForFunction((sel) => document.querySelector(sel)?.value === '30d', SEL.period, { timeout: LIMIT_MS }).catch(() => {});
+      assert.equal(await popup.locator(SEL.period).inputValue(), '30d', 'the reloaded popup has read its settings');
       assert.deepEqual(await periodValues(popup), ['24h', '7d', '30d', '90d'], 'All time is no longer offered');
       ext.assertNoErrors();
     } finally {
