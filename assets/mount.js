@@ -12,7 +12,7 @@ export async function mount(entry, mounted = () => {}) {
     const message = document.createElement('p');
     message.setAttribute('role', 'alert');
     message.className = 'fatal';
-    message.textContent = `History Chat could not start (${error}). Reload the extension from chrome://extensions, or reinstall it.`;
+    message.textContent = chrome.i18n.getMessage('page_cannot_start', [String(error)]);
     document.body.append(message);
     throw error;
   }

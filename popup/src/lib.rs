@@ -14,6 +14,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub fn mount_popup() {
     console_error_panic_hook::set_once();
+    history_chat_bindings::i18n::install();
     leptos::mount::mount_to_body(popup::Popup);
 }
 
@@ -21,5 +22,6 @@ pub fn mount_popup() {
 #[wasm_bindgen]
 pub fn mount_options() {
     console_error_panic_hook::set_once();
+    history_chat_bindings::i18n::install();
     leptos::mount::mount_to_body(options::Options);
 }

@@ -43,14 +43,15 @@ ensure_node_modules() {
   fi
 }
 
-# Debian's Chromium and ChromeDriver, for the end-to-end tests and the demo.
+# Debian's Chromium and ChromeDriver, for the end-to-end tests and the demo, with its UI
+# translations (chromium-l10n: the French UI the i18n tests run under).
 ensure_chromium() {
-  if [ ! -x /usr/bin/chromium ]; then
-    log "installing Debian's chromium"
+  if [ ! -x /usr/bin/chromium ] || [ ! -e /usr/lib/chromium/locales/fr.pak ]; then
+    log "installing Debian's chromium and its translations"
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver chromium-l10n >/dev/null
   fi
 }
 

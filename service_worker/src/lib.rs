@@ -18,10 +18,12 @@ use history_chat_bindings::{messages, storage};
 use history_chat_core::messages::{Request, Response};
 use wasm_bindgen::prelude::*;
 
-/// Sets up panic reporting; called once by the script right after initialisation.
+/// Sets up panic reporting and the UI language's catalogue; called once by the script right after
+/// initialisation.
 #[wasm_bindgen]
 pub fn start() {
     console_error_panic_hook::set_once();
+    history_chat_bindings::i18n::install();
     semantic_host::start();
     index_host::start();
 }

@@ -14,6 +14,7 @@ mod error;
 pub mod gemini;
 pub mod history;
 pub mod http;
+pub mod i18n;
 pub mod idb;
 mod js_json;
 pub mod messages;

@@ -4,6 +4,8 @@
 //! `js-sys`, no clock and no I/O. The host (the extension's bindings crate, or a test) passes in the
 //! current time, the history items and the stored data, and gets typed values back.
 //!
+//! - [`i18n`]: every sentence the user reads, by key, from the English and French catalogues
+//!   (`_locales/`); [`t!`] words one.
 //! - [`clean`]: URL normalisation and the exclusion rules (what never reaches the user or a model).
 //! - [`archive`]: pages kept after Chrome forgets them: which `onVisitRemoved` is Chrome's expiry
 //!   and which is the user's deletion.
@@ -37,6 +39,9 @@
 //! - `percent` (private): the one percent-decoder of URL pieces, for [`display`] and [`index`].
 //! - `lenient` (private): serde helpers that give an unreadable stored value its default instead of
 //!   failing the whole record.
+
+#[macro_use]
+pub mod i18n;
 
 pub mod ai;
 pub mod api_key;

@@ -52,7 +52,7 @@ export function checkDist(dist) {
   return manifest;
 }
 
-function launchOptions(dist, { withExtension, viewport }) {
+function launchOptions(dist, { withExtension, viewport, uiLanguage }) {
   const args = [
     '--headless=new',
     '--no-sandbox',
@@ -67,6 +67,9 @@ function launchOptions(dist, { withExtension, viewport }) {
   return {
     executablePath: CHROMIUM,
     headless: true,
+    // Chromium on Linux takes its UI language (chrome.i18n's) from the environment, not --lang;
+    // Debian ships the French UI in chromium-l10n.
+    ...(uiLanguage ? { env: { ...process.env, LANGUAGE: uiLanguage, LANG: `${uiLanguage}.UTF-8`, LC_ALL: `${uiLanguage}.UTF-8` } } : {}),
     // Playwright passes --disable-extensions by default; it must not when we load ours.
     ignoreDefaultArgs: withExtension ? ['--disable-extensions'] : [],
     args,
@@ -104,8 +107,9 @@ async function initProfile(profileDir, dist) {
  * @param {Array<{url:string,title?:string,visits:number[]}>} [opts.history] entries to seed (visits: ms since epoch)
  * @param {string} [opts.dist] unpacked extension dir (default $DIST or <repo>/dist)
  * @param {{width:number,height:number}} [opts.viewport]
+ * @param {string} [opts.uiLanguage] the browser's UI language, e.g. 'fr_FR' (default: the machine's)
  */
-export async function launchExtension({ history, dist = distDir(), viewport = DEFAULT_VIEWPORT } = {}) {
+export async function launchExtension({ history, dist = distDir(), viewport = DEFAULT_VIEWPORT, uiLanguage } = {}) {
   const manifest = checkDist(dist);
   const expectedId = manifest.key ? extensionIdFromKey(manifest.key) : null;
   const profileDir = await mkdtemp(path.join(tmpdir(), 'history-chat-e2e-'));
@@ -115,7 +119,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
       const historyPath = await initProfile(profileDir, dist);
       await seedHistory(historyPath, history);
     }
-    context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { withExtension: true, viewport }));
+    context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { withExtension: true, viewport, uiLanguage }));
   } catch (e) {
     await rm(profileDir, { recursive: true, force: true });
     throw e;
