@@ -59,17 +59,12 @@ fn store(
 struct Choice {
     group: &'static str,
     value: &'static str,
-    label: &'static str,
-    description: &'static str,
+    label: String,
+    description: String,
 }
 
 impl Choice {
-    fn of(
-        group: &'static str,
-        value: &'static str,
-        label: &'static str,
-        description: &'static str,
-    ) -> Choice {
+    fn of(group: &'static str, value: &'static str, label: String, description: String) -> Choice {
         Choice {
             group,
             value,
@@ -263,7 +258,7 @@ pub fn Options() -> impl IntoView {
         None => "Checking Chrome's built-in AI model…".to_owned(),
         Some(known) => known
             .reason()
-            .unwrap_or("Chrome's built-in AI model is ready on this device.")
+            .unwrap_or_else(|| "Chrome's built-in AI model is ready on this device.".to_owned())
             .to_owned(),
     };
     let can_download = move || {

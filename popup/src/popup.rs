@@ -373,7 +373,7 @@ pub fn Popup() -> impl IntoView {
         <main class="popup" on:keydown=move |event| move_focus(&event)>
             <header class="bar">
                 <h1>"History Chat"</h1>
-                <span class="mode" title=move || device_note().unwrap_or("Which engine answers")>{mode}</span>
+                <span class="mode" title=move || device_note().unwrap_or_else(|| "Which engine answers".to_owned())>{mode}</span>
                 <button type="button" class="quiet" on:click=clear>"Clear conversation"</button>
                 <button type="button" class="quiet" on:click=move |_| open_options(set_alert)>"Options"</button>
             </header>
@@ -954,7 +954,7 @@ fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) -> impl IntoV
         true => format!(
             "visited {} · {}",
             relative_time(now, page.last_visit_ms),
-            archive::KEPT_NOTE
+            archive::kept_note()
         ),
     };
     let url = StoredValue::new(page.url.clone());

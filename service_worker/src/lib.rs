@@ -16,6 +16,7 @@ mod semantic_host;
 
 use history_chat_bindings::{messages, storage};
 use history_chat_core::messages::{Request, Response};
+use history_chat_core::t;
 use wasm_bindgen::prelude::*;
 
 /// Sets up panic reporting and the UI language's catalogue; called once by the script right after
@@ -62,7 +63,7 @@ pub async fn on_message(message: JsValue) -> JsValue {
         Ok(Request::ForgetKept) => index_host::forget_kept().await,
         Ok(request) => index_host::answer(request).await,
         Err(error) => Response::Failed {
-            message: format!("The background worker did not understand the request ({error})."),
+            message: t!("worker_bad_request", error),
         },
     };
     messages::write_response(&response)

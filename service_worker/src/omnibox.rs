@@ -9,7 +9,7 @@ use history_chat_bindings::tabs::{self, OpenError};
 use history_chat_bindings::{ChromeError, now_ms, omnibox};
 use history_chat_core::history::Page;
 use history_chat_core::messages::{Request, Response};
-use history_chat_core::omnibox::{Coverage, Entered, MAX_SUGGESTIONS, PROMPT, answer, entered};
+use history_chat_core::omnibox::{Coverage, Entered, MAX_SUGGESTIONS, answer, entered, prompt};
 use wasm_bindgen::JsValue;
 
 use crate::index_host;
@@ -24,7 +24,7 @@ thread_local! {
 /// question (the previous session's may still be there).
 pub async fn started() -> Result<(), ChromeError> {
     index_host::warm();
-    omnibox::set_default_suggestion(PROMPT).await
+    omnibox::set_default_suggestion(&prompt()).await
 }
 
 /// `chrome.omnibox.onInputChanged`: the index's best pages for `text`, through `suggest`, and the

@@ -10,6 +10,7 @@ use history_chat_core::ai::model::{
     ContextUse, LanguageModel, ModelFailure, ModelReply, ModelRequest,
 };
 use history_chat_core::ai::provider::Availability;
+use history_chat_core::t;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -72,7 +73,7 @@ fn failure(thrown: JsValue) -> ModelFailure {
         },
         _ => ModelFailure::Unavailable {
             reason: if message.is_empty() {
-                "the model failed".to_owned()
+                t!("on_device_failed")
             } else {
                 message
             },
@@ -123,7 +124,7 @@ impl OnDevice {
             .borrow()
             .clone()
             .ok_or_else(|| ModelFailure::Unavailable {
-                reason: "the on-device model is not ready".to_owned(),
+                reason: t!("on_device_not_ready"),
             })
     }
 

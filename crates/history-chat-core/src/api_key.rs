@@ -6,7 +6,6 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 /// A Gemini API key, stored as typed (a paste's spaces included) and read trimmed.
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,25 +32,33 @@ impl ApiKey {
 
 /// Why a key cannot be sent: a header carries visible ASCII only, and a Gemini key is made of
 /// letters, digits, `-` and `_`. The message names the character, never the key.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeyProblem {
-    /// A character no API key has (a space inside, a typographic quote, a letter with an accent).
-    #[error(
-        "The key has a character an API key cannot have ({0}). Copy it again from Google AI Studio and paste it here."
-    )]
+    /// A character no API key has (a space inside, a typographic quote, a letter with an accent),
+    /// named for the user.
     Character(String),
 }
+
+impl fmt::Display for KeyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyProblem::Character(named) => f.write_str(&t!("key_bad_character", named)),
+        }
+    }
+}
+
+impl std::error::Error for KeyProblem {}
 
 impl ApiKey {
     /// Whether the key can go into a request header as it is: visible ASCII only, once trimmed.
     pub fn check(&self) -> Result<(), KeyProblem> {
         match self.expose().chars().find(|c| !c.is_ascii_graphic()) {
             None => Ok(()),
-            Some(' ') => Err(KeyProblem::Character("a space".into())),
+            Some(' ') => Err(KeyProblem::Character(t!("key_a_space"))),
             Some(c) if c.is_whitespace() || c.is_control() => {
                 Err(KeyProblem::Character(format!("U+{:04X}", u32::from(c))))
             }
-            Some(c) => Err(KeyProblem::Character(format!("“{c}”"))),
+            Some(c) => Err(KeyProblem::Character(t!("quoted", c))),
         }
     }
 }

@@ -16,6 +16,7 @@
 //! a forget asked by a page) removes it everywhere.
 
 use crate::history::RemovedVisits;
+use crate::i18n::plural;
 use crate::period::DAY_MS;
 
 /// The age at which Chrome deletes history: `kExpireDaysThreshold` in Chromium's history backend,
@@ -81,32 +82,33 @@ pub fn past_chrome(last_visit_ms: i64, now_ms: i64) -> bool {
 }
 
 /// What a result row says of a page History Chat kept after Chrome forgot it.
-pub const KEPT_NOTE: &str = "kept after Chrome forgot it";
+pub fn kept_note() -> String {
+    t!("archive_kept_note")
+}
 
 /// The options page's line about the kept pages.
 pub fn kept_line(pages: usize) -> String {
     match pages {
-        0 => "No page is kept yet: History Chat keeps the pages Chrome forgets from now on.".into(),
-        1 => "1 page is kept that Chrome has forgotten.".into(),
-        n => format!("{n} pages are kept that Chrome has forgotten."),
+        0 => t!("archive_none_kept"),
+        n => plural("archive_kept", count(n), &[]),
     }
 }
 
 /// The options page's confirmation before forgetting the kept pages.
 pub fn forget_question(pages: usize) -> String {
-    let what = match pages {
-        1 => "the kept page".to_owned(),
-        n => format!("the {n} kept pages"),
-    };
-    format!("Forget {what}? Chrome no longer has them, so this cannot be undone.")
+    plural("archive_forget_question", count(pages), &[])
+}
+
+fn count(pages: usize) -> i64 {
+    i64::try_from(pages).unwrap_or(i64::MAX)
 }
 
 /// What the options page says once the worker has applied the switch.
-pub const fn switched(on: bool) -> &'static str {
+pub fn switched(on: bool) -> String {
     if on {
-        "Saved: pages Chrome forgets will stay searchable."
+        t!("archive_switched_on")
     } else {
-        "Saved: pages Chrome had forgotten are no longer kept."
+        t!("archive_switched_off")
     }
 }
 

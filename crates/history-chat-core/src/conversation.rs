@@ -87,11 +87,9 @@ impl TurnError {
     /// failed.
     pub fn message(&self, engine: Engine) -> String {
         match self {
-            TurnError::HistoryUnreadable { detail } => {
-                format!("Your history could not be searched ({detail}). Try again in a moment.")
-            }
+            TurnError::HistoryUnreadable { detail } => t!("turn_history_unreadable", detail),
             TurnError::Model { failure } => failure.user_message(engine),
-            TurnError::Cancelled => "Search cancelled.".to_owned(),
+            TurnError::Cancelled => t!("failure_cancelled"),
             TurnError::Worded(text) => text.clone(),
         }
     }
@@ -133,13 +131,13 @@ impl TurnNote {
             TurnNote::Fallback(fallback) => fallback.message(),
             TurnNote::OnDeviceFailed {
                 failure: ModelFailure::Unavailable { reason },
-            } => format!("The on-device model is not available ({reason}). Searched locally."),
-            TurnNote::OnDeviceFailed { failure } => format!(
-                "{} Searched locally.",
+            } => t!("note_on_device_unavailable", reason),
+            TurnNote::OnDeviceFailed { failure } => t!(
+                "fallback_searched_locally",
                 failure.user_message(Engine::OnDevice)
             ),
-            TurnNote::FillingIn => IndexProgress::default().filling_in().to_owned(),
-            TurnNote::Indexing { progress } => progress.notice().to_owned(),
+            TurnNote::FillingIn => IndexProgress::default().filling_in(),
+            TurnNote::Indexing { progress } => progress.notice(),
             TurnNote::Worded(text) => text.clone(),
         }
     }

@@ -2,6 +2,7 @@
 
 use url::Url;
 
+use crate::i18n::plural;
 use crate::percent::{InvalidUtf8, percent_decode};
 use crate::period::{DAY_MS, HOUR_MS};
 
@@ -73,25 +74,19 @@ pub fn favicon_url(favicon_base: &str, page_url: &str) -> Option<String> {
 }
 
 /// "just now", "5 minutes ago", "3 hours ago", "yesterday", "3 days ago", "2 weeks ago",
-/// "4 months ago", "2 years ago". A time in the future (clock skew) reads "just now".
+/// "4 months ago", "2 years ago" — in the UI's language ("il y a 3 jours"). A time in the future
+/// (clock skew) reads "just now".
 pub fn relative_time(now_ms: i64, then_ms: i64) -> String {
     let ago = now_ms.saturating_sub(then_ms).max(0);
-    let plural = |n: i64, unit: &str| {
-        if n == 1 {
-            format!("1 {unit} ago")
-        } else {
-            format!("{n} {unit}s ago")
-        }
-    };
     match ago {
-        _ if ago < 60_000 => "just now".to_owned(),
-        _ if ago < HOUR_MS => plural(ago / 60_000, "minute"),
-        _ if ago < DAY_MS => plural(ago / HOUR_MS, "hour"),
-        _ if ago < 2 * DAY_MS => "yesterday".to_owned(),
-        _ if ago < 14 * DAY_MS => plural(ago / DAY_MS, "day"),
-        _ if ago < 60 * DAY_MS => plural(ago / (7 * DAY_MS), "week"),
-        _ if ago < 365 * DAY_MS => plural(ago / (30 * DAY_MS), "month"),
-        _ => plural(ago / (365 * DAY_MS), "year"),
+        _ if ago < 60_000 => t!("time_just_now"),
+        _ if ago < HOUR_MS => plural("time_minutes_ago", ago / 60_000, &[]),
+        _ if ago < DAY_MS => plural("time_hours_ago", ago / HOUR_MS, &[]),
+        _ if ago < 2 * DAY_MS => t!("time_yesterday"),
+        _ if ago < 14 * DAY_MS => plural("time_days_ago", ago / DAY_MS, &[]),
+        _ if ago < 60 * DAY_MS => plural("time_weeks_ago", ago / (7 * DAY_MS), &[]),
+        _ if ago < 365 * DAY_MS => plural("time_months_ago", ago / (30 * DAY_MS), &[]),
+        _ => plural("time_years_ago", ago / (365 * DAY_MS), &[]),
     }
 }
 
@@ -204,5 +199,31 @@ mod tests {
             assert_eq!(relative_time(now, now - ago), *expected, "{ago} ms ago");
         }
         assert!(relative_time(i64::MAX, i64::MIN).ends_with(" years ago"));
+    }
+
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))] // natively, the catalogues are compiled in
+    fn relative_times_in_french() {
+        let now = 1_780_000_000_000;
+        let rows: &[(i64, &str)] = &[
+            (0, "à l’instant"),
+            (60_000, "il y a 1 minute"),
+            (5 * 60_000, "il y a 5 minutes"),
+            (3 * HOUR_MS, "il y a 3 heures"),
+            (DAY_MS, "hier"),
+            (3 * DAY_MS, "il y a 3 jours"),
+            (15 * DAY_MS, "il y a 2 semaines"),
+            (90 * DAY_MS, "il y a 3 mois"),
+            (400 * DAY_MS, "il y a 1 an"),
+            (800 * DAY_MS, "il y a 2 ans"),
+        ];
+        crate::i18n::with_catalogue(
+            crate::i18n::Catalogue::parse(crate::i18n::FRENCH_CATALOGUE).unwrap(),
+            || {
+                for (ago, expected) in rows {
+                    assert_eq!(relative_time(now, now - ago), *expected, "{ago} ms ago");
+                }
+            },
+        );
     }
 }

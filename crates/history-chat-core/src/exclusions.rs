@@ -73,21 +73,13 @@ impl BadLine {
     pub fn message(&self) -> String {
         let Self { number, typed, .. } = self;
         let fix = match &self.problem {
-            LineProblem::Address { host: Some(host) } => {
-                format!("write the host alone: {host}")
-            }
-            LineProblem::Address { host: None } => {
-                "write a site’s host, such as example.com or *.example.com".to_owned()
-            }
-            LineProblem::Space => "a site has no spaces; put one site on each line".to_owned(),
-            LineProblem::Wildcard => {
-                "a * can only start the line, before a domain, as in *.example.com".to_owned()
-            }
-            LineProblem::NotAHost => {
-                "this is not a site’s host; write example.com or *.example.com".to_owned()
-            }
+            LineProblem::Address { host: Some(host) } => t!("exclusion_host_alone", host),
+            LineProblem::Address { host: None } => t!("exclusion_write_host"),
+            LineProblem::Space => t!("exclusion_space"),
+            LineProblem::Wildcard => t!("exclusion_wildcard"),
+            LineProblem::NotAHost => t!("exclusion_not_a_host"),
         };
-        format!("Line {number} (“{typed}”): {fix}.")
+        t!("exclusion_bad_line", number, typed, fix)
     }
 }
 

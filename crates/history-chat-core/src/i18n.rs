@@ -18,6 +18,18 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+/// The message `key` of the UI's catalogue, arguments given as anything printable:
+/// `t!("rows_removed", title)` substitutes `title` for `$1`.
+#[macro_export]
+macro_rules! t {
+    ($key:literal $(,)?) => {
+        $crate::i18n::text($key, &[])
+    };
+    ($key:literal, $($arg:expr),+ $(,)?) => {
+        $crate::i18n::text($key, &[$(::std::string::ToString::to_string(&$arg)),+])
+    };
+}
+
 /// How the browser looks a message up: its key and the substitutions, in order; `None` when no
 /// catalogue has the key.
 pub type Lookup = fn(key: &str, args: &[String]) -> Option<String>;
@@ -48,7 +60,8 @@ pub fn language() -> String {
 }
 
 /// `key_one` or `key_other` by the UI language's plural rule for `count`, with `count` as `$1`
-/// and `args` after it. English says "1 day" and "0 days"; French "1 jour" and "0 jour".
+/// (digits grouped, see [`number`]) and `args` after it. English says "1 day" and "0 days";
+/// French "1 jour" and "0 jour".
 pub fn plural(key: &str, count: i64, args: &[String]) -> String {
     let one = match language().as_str() {
         "fr" => count == 0 || count == 1,
@@ -56,30 +69,55 @@ pub fn plural(key: &str, count: i64, args: &[String]) -> String {
     };
     let form = if one { "one" } else { "other" };
     let mut all = Vec::with_capacity(args.len() + 1);
-    all.push(count.to_string());
+    all.push(number(count));
     all.extend_from_slice(args);
     text(&format!("{key}_{form}"), &all)
 }
 
-/// The message `key` of the UI's catalogue, arguments given as anything printable:
-/// `t!("status_failed", error)` substitutes `error` for `$1`.
-#[macro_export]
-macro_rules! t {
-    ($key:literal $(,)?) => {
-        $crate::i18n::text($key, &[])
-    };
-    ($key:literal, $($arg:expr),+ $(,)?) => {
-        $crate::i18n::text($key, &[$(::std::string::ToString::to_string(&$arg)),+])
-    };
+/// A count with its digits grouped in threes as the UI language writes them: "12,345" in
+/// English, "12 345" (a narrow no-break space) in French.
+pub fn number(count: i64) -> String {
+    let separator = t!("number_group_separator");
+    let digits = count.unsigned_abs().to_string();
+    let mut grouped = String::with_capacity(digits.len() + 8);
+    if count < 0 {
+        grouped.push('-');
+    }
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push_str(&separator);
+        }
+        grouped.push(digit);
+    }
+    grouped
 }
 
-/// The English catalogue answers natively, where no browser is installed.
+#[cfg(not(target_arch = "wasm32"))]
+thread_local! {
+    static NATIVE: std::cell::RefCell<Option<Catalogue>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Natively, words everything `run` does (on this thread) from `catalogue` instead of English:
+/// how a test reads the French UI.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn with_catalogue<R>(catalogue: Catalogue, run: impl FnOnce() -> R) -> R {
+    let previous = NATIVE.with(|native| native.replace(Some(catalogue)));
+    let result = run();
+    NATIVE.with(|native| native.replace(previous));
+    result
+}
+
+/// The English catalogue answers natively, where no browser is installed, unless a test chose
+/// another ([`with_catalogue`]).
 #[cfg(not(target_arch = "wasm32"))]
 fn built_in(key: &str, args: &[String]) -> Option<String> {
     static ENGLISH: OnceLock<Catalogue> = OnceLock::new();
-    ENGLISH
-        .get_or_init(|| Catalogue::parse(ENGLISH_CATALOGUE).unwrap_or_default())
-        .message(key, args)
+    let chosen = NATIVE.with(|native| native.borrow().as_ref().map(|c| c.message(key, args)));
+    chosen.unwrap_or_else(|| {
+        ENGLISH
+            .get_or_init(|| Catalogue::parse(ENGLISH_CATALOGUE).unwrap_or_default())
+            .message(key, args)
+    })
 }
 
 /// In the extension the browser answers; before [`install`] nothing does.
@@ -91,6 +129,10 @@ fn built_in(_key: &str, _args: &[String]) -> Option<String> {
 /// The English catalogue as shipped.
 #[cfg(not(target_arch = "wasm32"))]
 pub const ENGLISH_CATALOGUE: &str = include_str!("../../../_locales/en/messages.json");
+
+/// The French catalogue as shipped, for tests of the French wording.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+pub(crate) const FRENCH_CATALOGUE: &str = include_str!("../../../_locales/fr/messages.json");
 
 /// A catalogue file: `{ "key": { "message": "…", "placeholders": { "name": { "content": "$1" } } } }`.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -240,9 +282,39 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(target_arch = "wasm32"))] // natively, the catalogues are compiled in
     fn natively_the_english_catalogue_answers_and_a_missing_key_shows_itself() {
         assert_eq!(language(), "en");
         assert_eq!(t!("ext_name"), "History Chat");
         assert_eq!(t!("no_such_key_anywhere"), "no_such_key_anywhere");
+    }
+
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))] // natively, the catalogues are compiled in
+    fn plurals_follow_each_languages_rule() {
+        let rows: &[(i64, &str, &str)] = &[
+            (0, "0 minutes ago", "il y a 0 minute"),
+            (1, "1 minute ago", "il y a 1 minute"),
+            (2, "2 minutes ago", "il y a 2 minutes"),
+        ];
+        let french = Catalogue::parse(FRENCH_CATALOGUE).unwrap();
+        for (count, english, in_french) in rows {
+            assert_eq!(plural("time_minutes_ago", *count, &[]), *english);
+            let worded = with_catalogue(french.clone(), || plural("time_minutes_ago", *count, &[]));
+            assert_eq!(worded, *in_french);
+        }
+        assert_eq!(with_catalogue(french.clone(), language), "fr");
+        let rows: &[(i64, &str, &str)] = &[
+            (7, "7", "7"),
+            (1234, "1,234", "1\u{202f}234"),
+            (-1_234_567, "-1,234,567", "-1\u{202f}234\u{202f}567"),
+        ];
+        for (count, english, in_french) in rows {
+            assert_eq!(number(*count), *english);
+            assert_eq!(
+                with_catalogue(french.clone(), || number(*count)),
+                *in_french
+            );
+        }
     }
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::display::relative_time;
 use crate::history::Page;
+use crate::i18n::{number, plural};
 use crate::semantic::{SemanticProgress, SemanticStatus, UnavailableReason, Words};
 use crate::site_filter::SiteFilter;
 
@@ -187,9 +188,9 @@ impl IndexProgress {
     /// back to 3 days ago…".
     pub fn status(&self, now_ms: i64) -> String {
         match self.since_ms {
-            None => "Indexing your history…".to_owned(),
-            Some(since) => format!(
-                "Indexing your history: {} so far, back to {}…",
+            None => t!("index_indexing"),
+            Some(since) => t!(
+                "index_indexing_back_to",
                 pages(self.pages),
                 relative_time(now_ms, since)
             ),
@@ -198,17 +199,15 @@ impl IndexProgress {
 
     /// The notice over what the incomplete index found (perhaps nothing yet), shown at once while
     /// the browser's search is still running.
-    pub fn filling_in(&self) -> &'static str {
-        "Indexing your history… Chrome's own search is filling in."
+    pub fn filling_in(&self) -> String {
+        t!("index_filling_in")
     }
 
     /// The notice above results the index could not give alone.
-    pub fn notice(&self) -> &'static str {
+    pub fn notice(&self) -> String {
         match self.since_ms {
-            None => "Indexing your history… meanwhile these come from Chrome's own search.",
-            Some(_) => {
-                "Indexing your history… Chrome's own search fills in the pages not indexed yet."
-            }
+            None => t!("index_meanwhile_browser"),
+            Some(_) => t!("index_browser_fills_in"),
         }
     }
 }
@@ -218,22 +217,16 @@ impl SemanticProgress {
     /// The options page's line under the switch.
     pub fn options_line(&self) -> String {
         match self.status {
-            SemanticStatus::Off => "Topic search is off.".to_owned(),
-            SemanticStatus::Loading => "Topic search is starting…".to_owned(),
-            SemanticStatus::Building => format!(
-                "Understanding your history: {} of {} so far. What is understood is already searchable.",
-                grouped(self.understood as usize),
+            SemanticStatus::Off => t!("topic_off"),
+            SemanticStatus::Loading => t!("topic_starting"),
+            SemanticStatus::Building => t!(
+                "topic_building",
+                number(i64::from(self.understood)),
                 pages(self.total as usize)
             ),
-            SemanticStatus::Ready => format!(
-                "Topic search is ready: {} understood.",
-                pages(self.understood as usize)
-            ),
-            SemanticStatus::Unavailable(reason) => format!(
-                "Topic search is unavailable: {} Word search still works.",
-                unavailable(reason)
-            ),
-            SemanticStatus::StorageFull => "Topic search is paused: the browser's storage for this extension is full. Free some space (or remove history), then reopen the browser; word search still works.".to_owned(),
+            SemanticStatus::Ready => t!("topic_ready", pages(self.understood as usize)),
+            SemanticStatus::Unavailable(reason) => t!("topic_unavailable", unavailable(reason)),
+            SemanticStatus::StorageFull => t!("topic_storage_full"),
         }
     }
 
@@ -242,18 +235,14 @@ impl SemanticProgress {
     pub fn popup_line(&self) -> Option<String> {
         match self.status {
             SemanticStatus::Off | SemanticStatus::Ready => None,
-            SemanticStatus::Loading => Some("Topic search is starting…".to_owned()),
-            SemanticStatus::Building => Some(format!(
-                "Topic search has understood {} of {} so far.",
-                grouped(self.understood as usize),
+            SemanticStatus::Loading => Some(t!("topic_starting")),
+            SemanticStatus::Building => Some(t!(
+                "topic_popup_building",
+                number(i64::from(self.understood)),
                 pages(self.total as usize)
             )),
-            SemanticStatus::Unavailable(_) => {
-                Some("Topic search is unavailable (see Options); word search works.".to_owned())
-            }
-            SemanticStatus::StorageFull => Some(
-                "Topic search is paused: the browser's storage is full (see Options).".to_owned(),
-            ),
+            SemanticStatus::Unavailable(_) => Some(t!("topic_popup_unavailable")),
+            SemanticStatus::StorageFull => Some(t!("topic_popup_storage_full")),
         }
     }
 
@@ -266,43 +255,19 @@ impl SemanticProgress {
     }
 }
 
-fn unavailable(reason: UnavailableReason) -> &'static str {
+fn unavailable(reason: UnavailableReason) -> String {
     match reason {
-        UnavailableReason::ModelMissing => {
-            "the on-device model's file is missing from the extension (reinstall it)."
-        }
-        UnavailableReason::ModelCorrupt => {
-            "the on-device model's file is damaged (reinstall the extension)."
-        }
-        UnavailableReason::Unsupported => "this browser cannot run the on-device model.",
-        UnavailableReason::ModelFailing => {
-            "the on-device model kept failing; it will be tried again when the browser restarts."
-        }
-        UnavailableReason::StoreFailing => {
-            "its index could not be saved; it will be tried again when the browser restarts."
-        }
+        UnavailableReason::ModelMissing => t!("topic_unavailable_model_missing"),
+        UnavailableReason::ModelCorrupt => t!("topic_unavailable_model_corrupt"),
+        UnavailableReason::Unsupported => t!("topic_unavailable_unsupported"),
+        UnavailableReason::ModelFailing => t!("topic_unavailable_model_failing"),
+        UnavailableReason::StoreFailing => t!("topic_unavailable_store_failing"),
     }
-}
-
-/// "12,345".
-fn grouped(count: usize) -> String {
-    let digits = count.to_string();
-    let mut grouped = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
-    grouped
 }
 
 /// "1 page", "12,345 pages".
 fn pages(count: usize) -> String {
-    match count {
-        1 => "1 page".to_owned(),
-        _ => format!("{} pages", grouped(count)),
-    }
+    plural("count_pages", i64::try_from(count).unwrap_or(i64::MAX), &[])
 }
 
 #[cfg(test)]

@@ -43,7 +43,9 @@ pub const MAX_SUGGESTIONS: usize = 7;
 pub const MAX_TITLE_CHARS: usize = 120;
 
 /// The default suggestion while nothing searchable is typed (and when the keyword mode starts).
-pub const PROMPT: &str = "Search your history: type what you remember about a page";
+pub fn prompt() -> String {
+    t!("omnibox_prompt")
+}
 
 /// One suggestion, in `chrome.omnibox.SuggestResult`'s shape.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -92,16 +94,12 @@ pub fn answer(input: &str, pages: &[Page], coverage: Coverage, now_ms: i64) -> A
     let searchable = !query_words(input).is_empty();
     let typed_url = typed_address(input).is_some();
     let mut default_description = match coverage {
-        _ if typed_url => "Open <url>%s</url>".to_owned(),
-        Coverage::Whole { pages: 0 } => {
-            "Your history is empty: there is nothing to search yet".to_owned()
-        }
-        _ if !searchable => PROMPT.to_owned(),
-        _ if !suggestions.is_empty() => {
-            "Open the best match in your history for <match>%s</match>".to_owned()
-        }
-        Coverage::Whole { .. } => "No page in your history matches <match>%s</match>".to_owned(),
-        Coverage::Building(_) => "No page found yet for <match>%s</match>".to_owned(),
+        _ if typed_url => t!("omnibox_open_address"),
+        Coverage::Whole { pages: 0 } => t!("omnibox_history_empty"),
+        _ if !searchable => prompt(),
+        _ if !suggestions.is_empty() => t!("omnibox_open_best"),
+        Coverage::Whole { .. } => t!("omnibox_no_match"),
+        Coverage::Building(_) => t!("omnibox_none_yet"),
     };
     if let Coverage::Building(progress) = coverage {
         default_description.push_str(" <dim>(");

@@ -97,24 +97,24 @@ impl Period {
     }
 
     /// The selector's label: "Last 7 days".
-    pub const fn label(self) -> &'static str {
+    pub fn label(self) -> String {
         match self {
-            Period::Day => "Last 24 hours",
-            Period::Week => "Last 7 days",
-            Period::Month => "Last 30 days",
-            Period::Quarter => "Last 3 months",
-            Period::All => "All time",
+            Period::Day => t!("period_day"),
+            Period::Week => t!("period_week"),
+            Period::Month => t!("period_month"),
+            Period::Quarter => t!("period_quarter"),
+            Period::All => t!("period_all"),
         }
     }
 
     /// The label inside a sentence: "the last 7 days".
-    pub const fn phrase(self) -> &'static str {
+    pub fn phrase(self) -> String {
         match self {
-            Period::Day => "the last 24 hours",
-            Period::Week => "the last 7 days",
-            Period::Month => "the last 30 days",
-            Period::Quarter => "the last 3 months",
-            Period::All => "all time",
+            Period::Day => t!("period_day_phrase"),
+            Period::Week => t!("period_week_phrase"),
+            Period::Month => t!("period_month_phrase"),
+            Period::Quarter => t!("period_quarter_phrase"),
+            Period::All => t!("period_all_phrase"),
         }
     }
 

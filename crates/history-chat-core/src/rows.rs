@@ -9,6 +9,7 @@
 
 use crate::clean::clean_url;
 use crate::history::HistoryItem;
+use crate::i18n::plural;
 use crate::omnibox::Disposition;
 use crate::site_filter;
 
@@ -43,9 +44,8 @@ pub fn open_disposition(keys: OpenKeys) -> Disposition {
 /// "No results", "1 result", "5 results".
 pub fn result_count(count: usize) -> String {
     match count {
-        0 => "No results".to_owned(),
-        1 => "1 result".to_owned(),
-        n => format!("{n} results"),
+        0 => t!("rows_no_results"),
+        n => plural("rows_results", i64::try_from(n).unwrap_or(i64::MAX), &[]),
     }
 }
 
@@ -113,10 +113,8 @@ impl Removal {
     /// The status line after a removal, naming the page by its title (`title`, as shown).
     pub fn message(self, title: &str) -> String {
         match self {
-            Removal::Removed => format!("Removed from your history: {title}"),
-            Removal::AlreadyGone => format!(
-                "This page was already gone from your history; it is no longer shown: {title}"
-            ),
+            Removal::Removed => t!("rows_removed", title),
+            Removal::AlreadyGone => t!("rows_already_gone", title),
         }
     }
 }
@@ -124,10 +122,7 @@ impl Removal {
 /// The alert when the browser could not delete the page (`error` says why): nothing was taken
 /// out of the results, and trying again is safe.
 pub fn removal_failed(error: &str) -> String {
-    format!(
-        "This page could not be removed from your history ({error}). It is still there; try again, \
-         or remove it from Chrome's History page."
-    )
+    t!("rows_removal_failed", error)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use std::future::Future;
 
 use crate::exclusions::Exclusions;
 use crate::history::{HistoryItem, Page, clean_and_merge};
+use crate::i18n::plural;
 use crate::period::Period;
 use crate::site_filter::{self, SiteFilter};
 
@@ -120,8 +121,7 @@ pub async fn local_search<S: PageSource>(
 pub fn outcome_message(question: &str, period: Period, found: usize) -> String {
     match found {
         0 => no_results_message(question, period),
-        1 => "1 page found".to_owned(),
-        n => format!("{n} pages found"),
+        n => plural("search_pages_found", n as i64, &[]),
     }
 }
 
@@ -130,8 +130,8 @@ pub fn outcome_message(question: &str, period: Period, found: usize) -> String {
 pub fn no_match_yet(question: &str) -> String {
     let scope = site_filter::parse(question).filter.scope();
     match scope.is_empty() {
-        true => "No match yet — press Enter to search.".to_owned(),
-        false => format!("No match yet {scope} — press Enter to search."),
+        true => t!("search_no_match_yet"),
+        false => t!("search_no_match_yet_from", scope),
     }
 }
 
@@ -143,21 +143,19 @@ pub fn no_match_yet(question: &str) -> String {
 pub fn no_results_message(question: &str, period: Period) -> String {
     let asked = site_filter::parse(question);
     let words = asked.words.trim();
-    let from = match asked.filter.is_empty() {
-        true => String::new(),
-        false => format!(" {}", asked.filter.scope()),
-    };
+    let from = asked.filter.scope();
     let what = match (words.is_empty(), from.is_empty()) {
-        (true, true) => format!("Nothing in your history for {}", period.phrase()),
-        (true, false) => format!("Nothing{from} in {}", period.phrase()),
-        (false, _) => format!("Nothing{from} in {} matches “{words}”", period.phrase()),
+        (true, true) => t!("search_nothing_in_period", period.phrase()),
+        (true, false) => t!("search_nothing_from_in_period", from, period.phrase()),
+        (false, true) => t!("search_nothing_matches", period.phrase(), words),
+        (false, false) => t!("search_nothing_from_matches", from, period.phrase(), words),
     };
     match period.longer() {
-        Some(longer) => format!("{what} — try {}.", longer.phrase()),
-        None if words.is_empty() && from.is_empty() => format!("{what}."),
-        None if words.is_empty() => format!("{what} — try another site."),
-        None if from.is_empty() => format!("{what} — try fewer or other words."),
-        None => format!("{what} — try fewer or other words, or another site."),
+        Some(longer) => t!("search_try_period", what, longer.phrase()),
+        None if words.is_empty() && from.is_empty() => t!("search_nothing_end", what),
+        None if words.is_empty() => t!("search_try_site", what),
+        None if from.is_empty() => t!("search_try_words", what),
+        None => t!("search_try_words_or_site", what),
     }
 }
 

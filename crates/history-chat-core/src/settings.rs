@@ -77,13 +77,13 @@ impl Retention {
     }
 
     /// The options page's label.
-    pub const fn label(self) -> &'static str {
+    pub fn label(self) -> String {
         match self {
-            Retention::Day => "1 day",
-            Retention::Week => "1 week",
-            Retention::Month => "30 days",
-            Retention::Quarter => "3 months",
-            Retention::Forever => "Until I clear it",
+            Retention::Day => t!("retention_day"),
+            Retention::Week => t!("retention_week"),
+            Retention::Month => t!("retention_month"),
+            Retention::Quarter => t!("retention_quarter"),
+            Retention::Forever => t!("retention_forever"),
         }
     }
 }

@@ -129,13 +129,13 @@ impl SiteFilter {
                 .iter()
                 .map(Site::label)
                 .collect::<Vec<_>>()
-                .join(" or ")
+                .join(&t!("site_or"))
         };
         match (self.include.is_empty(), self.exclude.is_empty()) {
-            (false, true) => format!("from {}", names(&self.include)),
-            (true, false) => format!("outside {}", names(&self.exclude)),
-            (false, false) => format!(
-                "from {} (but not {})",
+            (false, true) => t!("site_from", names(&self.include)),
+            (true, false) => t!("site_outside", names(&self.exclude)),
+            (false, false) => t!(
+                "site_from_but_not",
                 names(&self.include),
                 names(&self.exclude)
             ),
@@ -187,15 +187,17 @@ impl SiteQuestion {
     /// The plain line about the bad terms, if any: "“site:https://” is not a site filter
     /// (write site:example.com), so it was searched as words."
     pub fn rejected_notice(&self) -> Option<String> {
-        let quoted: Vec<String> = self.rejected.iter().map(|t| format!("“{t}”")).collect();
+        let quoted: Vec<String> = self
+            .rejected
+            .iter()
+            .map(|term| t!("quoted", term))
+            .collect();
         match quoted.as_slice() {
             [] => None,
-            [one] => Some(format!(
-                "{one} is not a site filter (write site:example.com), so it was searched as words."
-            )),
-            many => Some(format!(
-                "{} are not site filters (write site:example.com), so they were searched as words.",
-                many.join(", ")
+            [one] => Some(t!("site_rejected_one", one)),
+            many => Some(t!(
+                "site_rejected_many",
+                many.join(&t!("site_list_separator"))
             )),
         }
     }

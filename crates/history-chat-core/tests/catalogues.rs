@@ -16,9 +16,13 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 fn catalogue(language: &str) -> Catalogue {
     let path = repo().join("_locales").join(language).join("messages.json");
-    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = read(&path);
     Catalogue::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -36,11 +40,16 @@ fn files(dir: &Path, extension: &str, into: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every `<marker>KEY<end>` in `text`, where KEY is a catalogue key's characters.
+/// Every `<marker>KEY<end>` in `text`, where KEY is a catalogue key's characters; whitespace may
+/// follow the marker (rustfmt breaks a long `t!(` call after its parenthesis).
 fn after(text: &str, marker: &str, end: char) -> Vec<String> {
+    let (marker, quote) = match marker.strip_suffix('"') {
+        Some(call) => (call, "\""),
+        None => (marker, ""),
+    };
     text.match_indices(marker)
         .filter_map(|(at, _)| {
-            let rest = text[at + marker.len()..].trim_start();
+            let rest = text[at + marker.len()..].trim_start().strip_prefix(quote)?;
             let key: String = rest
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -68,14 +77,19 @@ fn used_keys() -> BTreeMap<String, String> {
         files(&root.join(dir), "rs", &mut rust);
     }
     for path in rust {
-        if path.ends_with("i18n.rs") || path.components().any(|c| c.as_os_str() == "target") {
-            continue; // its own tests use keys no catalogue has, on purpose
+        if path.components().any(|c| c.as_os_str() == "target") || path.ends_with(file!()) {
+            continue;
         }
-        let text = fs::read_to_string(&path).unwrap();
-        for key in after(&text, "t!(\"", '"') {
+        let whole = read(&path);
+        // Unit tests may use keys no catalogue has, on purpose (i18n.rs's do): read up to them.
+        let text = whole
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap_or_default();
+        for key in after(text, "t!(\"", '"') {
             note(key, &path);
         }
-        for key in after(&text, "plural(\"", '"') {
+        for key in after(text, "plural(\"", '"') {
             note(format!("{key}_one"), &path);
             note(format!("{key}_other"), &path);
         }
@@ -84,7 +98,7 @@ fn used_keys() -> BTreeMap<String, String> {
     files(&root.join("assets"), "html", &mut pages);
     files(&root.join("assets"), "js", &mut pages);
     for path in pages {
-        let text = fs::read_to_string(&path).unwrap();
+        let text = read(&path);
         for marker in [
             "data-i18n=\"",
             "data-i18n-placeholder=\"",
@@ -100,7 +114,7 @@ fn used_keys() -> BTreeMap<String, String> {
         }
     }
     let manifest = root.join("manifest.json");
-    let manifest_text = fs::read_to_string(&manifest).unwrap();
+    let manifest_text = read(&manifest);
     for (at, _) in manifest_text.match_indices("__MSG_") {
         let rest = &manifest_text[at + "__MSG_".len()..];
         if let Some(end) = rest.find("__") {

@@ -56,22 +56,22 @@ impl Depth {
     }
 
     /// The options page's label.
-    pub const fn label(self) -> &'static str {
+    pub fn label(self) -> String {
         match self {
-            Depth::Superficial => "Superficial",
-            Depth::Regular => "Regular",
-            Depth::Exhaustive => "Exhaustive",
-            Depth::Sheerlock => "Sheerlock",
+            Depth::Superficial => t!("depth_superficial"),
+            Depth::Regular => t!("depth_regular"),
+            Depth::Exhaustive => t!("depth_exhaustive"),
+            Depth::Sheerlock => t!("depth_sheerlock"),
         }
     }
 
     /// One line under the label on the options page.
-    pub const fn description(self) -> &'static str {
+    pub fn description(self) -> String {
         match self {
-            Depth::Superficial => "5 keywords: fastest, for pages you describe precisely.",
-            Depth::Regular => "20 keywords: a good balance for most questions.",
-            Depth::Exhaustive => "50 keywords: casts a wider net for vague memories.",
-            Depth::Sheerlock => "Up to 100 keywords: leaves no stone unturned, slowest.",
+            Depth::Superficial => t!("depth_superficial_description"),
+            Depth::Regular => t!("depth_regular_description"),
+            Depth::Exhaustive => t!("depth_exhaustive_description"),
+            Depth::Sheerlock => t!("depth_sheerlock_description"),
         }
     }
 }

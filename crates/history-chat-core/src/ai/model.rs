@@ -186,71 +186,41 @@ impl ModelFailure {
     pub fn user_message(&self, engine: Engine) -> String {
         let model = engine.model_name();
         match self {
-            ModelFailure::KeyRejected => "Gemini refused the API key. Check it in Options.".into(),
-            ModelFailure::PermissionDenied => {
-                "This API key is not allowed to use Gemini. Check the key and its restrictions in Options."
-                    .into()
-            }
-            ModelFailure::RegionUnsupported => {
-                "The Gemini API is not available in your region. Remove the key in Options to search without AI."
-                    .into()
-            }
+            ModelFailure::KeyRejected => t!("failure_key_rejected"),
+            ModelFailure::PermissionDenied => t!("failure_permission_denied"),
+            ModelFailure::RegionUnsupported => t!("failure_region_unsupported"),
             ModelFailure::ModelNotFound { model } if model.is_empty() => {
-                "The Gemini model is not available. Choose another model in Options.".into()
+                t!("failure_model_not_found")
             }
-            ModelFailure::ModelNotFound { model } => {
-                format!("The Gemini model “{model}” is not available. Choose another model in Options.")
-            }
+            ModelFailure::ModelNotFound { model } => t!("failure_model_not_found_named", model),
             ModelFailure::QuotaExhausted {
                 retry_after_s: Some(seconds),
-            } => format!(
-                "Your Gemini quota is used up for now. Try again in {}.",
-                wait_phrase(*seconds)
-            ),
-            ModelFailure::QuotaExhausted { retry_after_s: None } => {
-                "Your Gemini quota is used up. Try again later, or check your plan in Google AI Studio."
-                    .into()
+            } => t!("failure_quota_exhausted_for_now", wait_phrase(*seconds)),
+            ModelFailure::QuotaExhausted {
+                retry_after_s: None,
+            } => {
+                t!("failure_quota_exhausted")
             }
-            ModelFailure::Overloaded => {
-                "Gemini is overloaded right now. Try again in a moment.".into()
-            }
-            ModelFailure::ServerError { status } => {
-                format!("Gemini had a server error ({status}). Try again in a moment.")
-            }
-            ModelFailure::BadRequest { message } => format!(
-                "Gemini rejected the request ({message}). If it keeps happening, choose another model in Options."
-            ),
-            ModelFailure::Network => format!("Could not reach {model}. Check your connection."),
-            ModelFailure::Timeout => format!("{model} took too long to answer. Try again."),
-            ModelFailure::Cancelled => "Search cancelled.".into(),
-            ModelFailure::Blocked { reason } => {
-                format!("{model} declined to answer ({reason}). Try rephrasing the question.")
-            }
-            ModelFailure::Truncated => format!(
-                "The answer from {model} was cut off. Try again, or a lower search depth in Options."
-            ),
-            ModelFailure::Empty => format!("{model} returned an empty answer. Try again."),
-            ModelFailure::Unavailable { reason } => format!(
-                "The on-device model is not available ({reason}); searched without it."
-            ),
-            ModelFailure::ContextOverflow => {
-                "The question and candidates did not fit the on-device model; showing the best matches unranked."
-                    .into()
-            }
+            ModelFailure::Overloaded => t!("failure_overloaded"),
+            ModelFailure::ServerError { status } => t!("failure_server_error", status),
+            ModelFailure::BadRequest { message } => t!("failure_bad_request", message),
+            ModelFailure::Network => t!("failure_network", model),
+            ModelFailure::Timeout => t!("failure_timeout", model),
+            ModelFailure::Cancelled => t!("failure_cancelled"),
+            ModelFailure::Blocked { reason } => t!("failure_blocked", model, reason),
+            ModelFailure::Truncated => t!("failure_truncated", model),
+            ModelFailure::Empty => t!("failure_empty", model),
+            ModelFailure::Unavailable { reason } => t!("failure_unavailable", reason),
+            ModelFailure::ContextOverflow => t!("failure_context_overflow"),
         }
     }
 
     /// One sentence for the user when a download of Chrome's built-in model they asked for fails.
     pub fn download_message(&self) -> String {
         match self {
-            ModelFailure::Unavailable { reason } => {
-                format!("The on-device model could not be downloaded ({reason}).")
-            }
-            ModelFailure::Cancelled => "The download was cancelled.".to_owned(),
-            other => format!(
-                "The on-device model could not be downloaded: {}",
-                other.user_message(Engine::OnDevice)
-            ),
+            ModelFailure::Unavailable { reason } => t!("download_failed_because", reason),
+            ModelFailure::Cancelled => t!("download_cancelled"),
+            other => t!("download_failed", other.user_message(Engine::OnDevice)),
         }
     }
 
@@ -289,9 +259,9 @@ impl ModelFailure {
 /// "22 s", "3 min".
 fn wait_phrase(seconds: u32) -> String {
     if seconds < 120 {
-        format!("{seconds} s")
+        t!("wait_seconds", seconds)
     } else {
-        format!("{} min", seconds.div_ceil(60))
+        t!("wait_minutes", seconds.div_ceil(60))
     }
 }
 

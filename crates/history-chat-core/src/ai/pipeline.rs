@@ -79,16 +79,14 @@ impl Progress {
     /// The popup's status line for this step; `engine` names the model that is busy.
     pub fn message(&self, engine: Engine) -> String {
         match self {
-            Progress::Expanding => "Expanding your question…".to_owned(),
+            Progress::Expanding => t!("progress_expanding"),
             Progress::Retrying { seconds, .. } => {
-                format!("{} is busy — retrying in {seconds} s…", engine.model_name())
+                t!("progress_retrying", engine.model_name(), seconds)
             }
             Progress::Searching {
                 candidates, budget, ..
-            } => {
-                format!("Searching history: {candidates} of {budget} candidates")
-            }
-            Progress::Ranking => "Ranking…".to_owned(),
+            } => t!("progress_searching", candidates, budget),
+            Progress::Ranking => t!("progress_ranking"),
         }
     }
 }
@@ -135,26 +133,16 @@ impl Notice {
     /// One sentence for the user.
     pub fn message(&self) -> String {
         match self {
-            Notice::KeywordsFromQuestion => {
-                "Searched the words of your question: the model's keywords were not usable.".into()
+            Notice::KeywordsFromQuestion => t!("notice_keywords_from_question"),
+            Notice::ModelReplaced { configured, used } => {
+                t!("notice_model_replaced", configured, used)
             }
-            Notice::ModelReplaced { configured, used } => format!(
-                "The model “{configured}” is no longer available, so “{used}” was used: choose a model in Options."
-            ),
-            Notice::HistoryUnavailable => "Could not read your browser history. Try again.".into(),
+            Notice::HistoryUnavailable => t!("notice_history_unavailable"),
             Notice::NothingFound { message } => message.clone(),
-            Notice::Unranked => {
-                format!("Showing the first {MAX_PICKS} matches, not ranked by the model.")
-            }
-            Notice::Shrunk { ranked, found } => format!(
-                "The on-device model could only read {ranked} of the {found} pages found; it ranked those."
-            ),
-            Notice::Cut => {
-                "The model's answer was cut short; showing the picks it completed.".into()
-            }
-            Notice::NoGoodMatch => {
-                "The model found no clear match; these are the closest pages.".into()
-            }
+            Notice::Unranked => t!("notice_unranked", MAX_PICKS),
+            Notice::Shrunk { ranked, found } => t!("notice_shrunk", ranked, found),
+            Notice::Cut => t!("notice_cut"),
+            Notice::NoGoodMatch => t!("notice_no_good_match"),
             Notice::Worded(text) => text.clone(),
         }
     }

@@ -43,24 +43,22 @@ impl Provider {
     }
 
     /// The options page's label.
-    pub const fn label(self) -> &'static str {
+    pub fn label(self) -> String {
         match self {
-            Provider::Auto => "Automatic",
-            Provider::Local => "Local only",
-            Provider::Gemini => "Gemini API",
-            Provider::OnDevice => "On-device",
+            Provider::Auto => t!("provider_auto"),
+            Provider::Local => t!("provider_local"),
+            Provider::Gemini => t!("provider_gemini"),
+            Provider::OnDevice => t!("provider_on_device"),
         }
     }
 
     /// One line under the label.
-    pub const fn description(self) -> &'static str {
+    pub fn description(self) -> String {
         match self {
-            Provider::Auto => {
-                "On-device AI when available, else Gemini when a key is set, else local search."
-            }
-            Provider::Local => "Searches your history on this device, with no AI and no network.",
-            Provider::Gemini => "Gemini expands and ranks with your API key (needs a key).",
-            Provider::OnDevice => "Chrome's built-in model, on this device: nothing leaves it.",
+            Provider::Auto => t!("provider_auto_description"),
+            Provider::Local => t!("provider_local_description"),
+            Provider::Gemini => t!("provider_gemini_description"),
+            Provider::OnDevice => t!("provider_on_device_description"),
         }
     }
 }
@@ -95,17 +93,13 @@ impl Availability {
     }
 
     /// One line saying why on-device AI cannot answer now; `None` when it can.
-    pub const fn reason(self) -> Option<&'static str> {
+    pub fn reason(self) -> Option<String> {
         match self {
             Availability::Available => None,
-            Availability::Unsupported => Some(
-                "This browser has no built-in AI model (Chrome 138 or later on a desktop is needed).",
-            ),
-            Availability::Unavailable => Some(
-                "Chrome's built-in AI model is not available on this device (it needs a desktop with about 22 GB of free disk and 16 GB of RAM or a GPU with more than 4 GB).",
-            ),
-            Availability::Downloadable => Some("Chrome's built-in AI model is not downloaded yet."),
-            Availability::Downloading => Some("Chrome's built-in AI model is still downloading."),
+            Availability::Unsupported => Some(t!("availability_unsupported")),
+            Availability::Unavailable => Some(t!("availability_unavailable")),
+            Availability::Downloadable => Some(t!("availability_downloadable")),
+            Availability::Downloading => Some(t!("availability_downloading")),
         }
     }
 }
@@ -129,21 +123,21 @@ pub const ON_DEVICE_MODEL: &str = "gemini-nano";
 
 impl Engine {
     /// How the popup names the engine that answered.
-    pub const fn label(self) -> &'static str {
+    pub fn label(self) -> String {
         match self {
-            Engine::Local => "Local",
-            Engine::Gemini => "Gemini",
-            Engine::OnDevice => "On-device",
+            Engine::Local => t!("engine_local"),
+            Engine::Gemini => t!("engine_gemini"),
+            Engine::OnDevice => t!("engine_on_device"),
         }
     }
 
     /// The model's name in a sentence ("Gemini took too long…").
-    pub const fn model_name(self) -> &'static str {
+    pub fn model_name(self) -> String {
         match self {
-            Engine::Gemini => "Gemini",
-            Engine::OnDevice => "Chrome's built-in model",
+            Engine::Gemini => t!("engine_gemini_model"),
+            Engine::OnDevice => t!("engine_on_device_model"),
             // The local search has no model to fail; said plainly should it ever be asked.
-            Engine::Local => "The model",
+            Engine::Local => t!("engine_local_model"),
         }
     }
 }
@@ -166,11 +160,9 @@ impl Fallback {
     /// One sentence for the user: why, and what to do.
     pub fn message(self) -> String {
         match self {
-            Fallback::NoApiKey => {
-                "No Gemini API key is set: add one in Options. Searched locally.".to_owned()
-            }
-            Fallback::OnDeviceNotReady { availability } => format!(
-                "{} Searched locally.",
+            Fallback::NoApiKey => t!("fallback_no_api_key"),
+            Fallback::OnDeviceNotReady { availability } => t!(
+                "fallback_searched_locally",
                 availability.reason().unwrap_or_default()
             ),
         }

@@ -267,6 +267,8 @@ fn matched_words_are_marked_as_the_index_matches_them() {
     }
 }
 
+const PROMPT: &str = "Search your history: type what you remember about a page";
+
 #[test]
 fn the_default_suggestion_says_what_enter_does() {
     let found = [page("https://example.com/sourdough", "Sourdough")];
