@@ -106,10 +106,18 @@ pub enum Notice {
     },
     /// The browser's history could not be read.
     HistoryUnavailable,
-    /// No candidate at all, with what to try next.
+    /// No candidate at all: worded with what to try next ("Nothing in the last 7 days matches …
+    /// — try the last 30 days.").
     NothingFound {
-        /// "Nothing in the last 7 days matches … — try the last 30 days."
-        message: String,
+        /// The question as asked (its `site:` terms included).
+        #[serde(default)]
+        question: String,
+        /// The period searched.
+        #[serde(default)]
+        period: Period,
+        /// The sentence an earlier version stored instead, shown as it is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
     },
     /// The ranking was not usable: the first candidates are shown, unranked.
     Unranked,
@@ -138,7 +146,13 @@ impl Notice {
                 t!("notice_model_replaced", configured, used)
             }
             Notice::HistoryUnavailable => t!("notice_history_unavailable"),
-            Notice::NothingFound { message } => message.clone(),
+            Notice::NothingFound {
+                question,
+                period,
+                message,
+            } => message
+                .clone()
+                .unwrap_or_else(|| no_results_message(question, *period)),
             Notice::Unranked => t!("notice_unranked", MAX_PICKS),
             Notice::Shrunk { ranked, found } => t!("notice_shrunk", ranked, found),
             Notice::Cut => t!("notice_cut"),
@@ -256,7 +270,9 @@ pub async fn ai_search<H: PageSource, M: LanguageModel>(
     session.answer.candidate_count = candidates.len();
     if candidates.is_empty() {
         session.answer.notices.push(Notice::NothingFound {
-            message: no_results_message(&input.question, input.period),
+            question: input.question.clone(),
+            period: input.period,
+            message: None,
         });
         return session.answer;
     }

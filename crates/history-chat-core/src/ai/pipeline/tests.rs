@@ -634,12 +634,10 @@ fn nothing_found_means_no_ranking_call() {
     assert_eq!(model.kinds(), [CallKind::Expansion]);
     assert_eq!(answer.candidate_count, 0);
     assert!(answer.picks.is_empty());
+    let worded: Vec<String> = answer.notices.iter().map(Notice::message).collect();
     assert_eq!(
-        answer.notices,
-        [Notice::NothingFound {
-            message: "Nothing in the last 7 days matches “quiche lorraine” — try the last 30 days."
-                .into()
-        }]
+        worded,
+        ["Nothing in the last 7 days matches “quiche lorraine” — try the last 30 days."]
     );
 }
 
@@ -791,11 +789,34 @@ fn nothing_of_the_site_names_it_and_calls_no_ranking() {
     );
     assert_eq!(model.kinds(), [CallKind::Expansion]);
     assert_eq!(answer.candidate_count, 0);
+    let worded: Vec<String> = answer.notices.iter().map(Notice::message).collect();
     assert_eq!(
-        answer.notices,
-        [Notice::NothingFound {
-            message: "Nothing from nowhere.example in the last 7 days matches “k0x” — try the last 30 days."
-                .into()
-        }]
+        worded,
+        ["Nothing from nowhere.example in the last 7 days matches “k0x” — try the last 30 days."]
     );
+}
+
+#[test]
+fn nothing_found_is_stored_as_the_question_and_worded_when_shown() {
+    let stored = serde_json::to_value(Notice::NothingFound {
+        question: "cte site:github.com".into(),
+        period: Period::Week,
+        message: None,
+    })
+    .unwrap();
+    assert_eq!(
+        stored,
+        serde_json::json!({"kind": "nothingFound", "question": "cte site:github.com", "period": "7d"})
+    );
+    let read: Notice = serde_json::from_value(stored).unwrap();
+    assert_eq!(
+        read.message(),
+        "Nothing from github.com in the last 7 days matches “cte” — try the last 30 days."
+    );
+    // An earlier version stored the sentence: it is shown as it was.
+    let legacy: Notice = serde_json::from_value(
+        serde_json::json!({"kind": "nothingFound", "message": "Nothing in the last 7 days matches “x”."}),
+    )
+    .unwrap();
+    assert_eq!(legacy.message(), "Nothing in the last 7 days matches “x”.");
 }
