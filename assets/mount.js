@@ -1,12 +1,13 @@
-// Loads the pages' wasm module and mounts one page. If the module cannot start, the page says so
-// in words instead of staying blank.
-import init, * as pages from './pkg/history_chat_popup.js';
+// Loads one page's wasm module and mounts the page: `module` is the crate's name after
+// `history_chat_` (popup, options), `entry` its mount function. If the module cannot start, the page
+// says so in words instead of staying blank.
 
 // `mounted` runs right after the page's components are in the DOM.
-export async function mount(entry, mounted = () => {}) {
+export async function mount(module, entry, mounted = () => {}) {
   try {
-    await init({ module_or_path: new URL('./pkg/history_chat_popup_bg.wasm', import.meta.url) });
-    pages[entry]();
+    const glue = await import(`./pkg/history_chat_${module}.js`);
+    await glue.default({ module_or_path: new URL(`./pkg/history_chat_${module}_bg.wasm`, import.meta.url) });
+    glue[entry]();
     mounted();
   } catch (error) {
     const message = document.createElement('p');

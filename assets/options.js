@@ -1,3 +1,3 @@
 import { mount } from './mount.js';
 
-mount('mount_options');
+mount('options', 'mount_options');

@@ -17,7 +17,7 @@ early.addEventListener('keydown', (event) => {
 chrome.runtime.sendMessage({ type: 'warm' }).catch(() => {});
 
 const { mount } = await import('./mount.js');
-mount('mount_popup', () => {
+mount('popup', 'mount_popup', () => {
   const box = document.querySelector('main.popup:not(.shell) input[type="search"]');
   const typed = early.value;
   const [start, end] = [early.selectionStart, early.selectionEnd];

@@ -1,11 +1,11 @@
-//! History Chat's pages: the toolbar popup and the options page.
+//! History Chat's toolbar popup.
 //!
-//! Each page's static module script (`assets/popup.js`, `assets/options.js`) initialises this wasm
-//! module and calls its mount function. Components only wire signals to the DOM: searching, cleaning,
-//! wording and storage rules live in `history-chat-core`, browser calls in `history-chat-bindings`.
+//! The popup's static module script (`assets/popup.js`) initialises this wasm module and calls
+//! [`mount_popup`]. Components only wire signals to the DOM: searching, cleaning, wording and
+//! storage rules live in `history-chat-core`, browser calls in `history-chat-bindings`. The options
+//! page is its own module (`history-chat-options`), so the popup does not load it.
 
 mod keyboard;
-mod options;
 mod popup;
 
 use wasm_bindgen::prelude::*;
@@ -16,12 +16,4 @@ pub fn mount_popup() {
     console_error_panic_hook::set_once();
     history_chat_bindings::i18n::install();
     leptos::mount::mount_to_body(popup::Popup);
-}
-
-/// Mounts the options page into `<body>`.
-#[wasm_bindgen]
-pub fn mount_options() {
-    console_error_panic_hook::set_once();
-    history_chat_bindings::i18n::install();
-    leptos::mount::mount_to_body(options::Options);
 }
