@@ -196,3 +196,59 @@ fn french_puts_a_no_break_space_before_high_punctuation() {
         );
     }
 }
+
+/// The address-bar lines are XML the browser parses (and refuses when malformed): a translation
+/// keeps to text, `&amp;`/`&lt;`/`&gt;`, and balanced `<match>`, `<url>`, `<dim>`.
+#[test]
+fn the_address_bar_lines_are_well_formed_in_both_languages() {
+    for language in ["en", "fr"] {
+        let catalogue = catalogue(language);
+        let mut keys: Vec<&str> = catalogue
+            .keys()
+            .filter(|k| k.starts_with("omnibox_"))
+            .collect();
+        keys.sort_unstable();
+        assert!(
+            keys.len() >= 5,
+            "{language}: the omnibox's lines are in the catalogue"
+        );
+        for key in keys {
+            let xml = catalogue.message(key, &[]).unwrap_or_default();
+            let mut open = Vec::new();
+            let mut rest = xml.as_str();
+            while let Some(at) = rest.find(['<', '&']) {
+                let tail = &rest[at..];
+                if tail.starts_with('&') {
+                    let entity = ["&amp;", "&lt;", "&gt;"]
+                        .iter()
+                        .find(|e| tail.starts_with(**e));
+                    let entity =
+                        entity.unwrap_or_else(|| panic!("{language} {key}: bare & in {xml:?}"));
+                    rest = &tail[entity.len()..];
+                    continue;
+                }
+                let end = tail
+                    .find('>')
+                    .unwrap_or_else(|| panic!("{language} {key}: unclosed tag in {xml:?}"));
+                let tag = &tail[1..end];
+                match tag.strip_prefix('/') {
+                    Some(closing) => {
+                        assert_eq!(open.pop(), Some(closing), "{language} {key}: {xml:?}")
+                    }
+                    None => {
+                        assert!(
+                            ["match", "url", "dim"].contains(&tag),
+                            "{language} {key}: <{tag}> in {xml:?}"
+                        );
+                        open.push(tag);
+                    }
+                }
+                rest = &tail[end + 1..];
+            }
+            assert!(
+                open.is_empty(),
+                "{language} {key}: unclosed {open:?} in {xml:?}"
+            );
+        }
+    }
+}
