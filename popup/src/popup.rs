@@ -33,6 +33,7 @@ use history_chat_core::search::{
 use history_chat_core::semantic::{SemanticProgress, Words, fuse_semantic};
 use history_chat_core::settings::Settings;
 use history_chat_core::site_filter;
+use history_chat_core::t;
 use std::collections::HashSet;
 
 use leptos::ev::{KeyboardEvent, MouseEvent, SubmitEvent};
@@ -160,9 +161,10 @@ pub fn Popup() -> impl IntoView {
                     .filter(|stored| !shown.iter().any(|s| s.key == stored.key));
                 shown.extend(older.collect::<Vec<_>>());
             }),
-            Err(error) => set_alert.set(AlertMessage::new(format!(
-                "Your conversation could not be loaded ({error}). Searching still works; close and reopen the popup to try again."
-            ))),
+            Err(error) => {
+                let text = t!("popup_conversation_load_failed", error);
+                set_alert.set(AlertMessage::new(text));
+            }
         }
         settings.set(loaded);
     });
@@ -182,7 +184,7 @@ pub fn Popup() -> impl IntoView {
         live.set(None);
         busy.set(true);
         set_alert.set(None);
-        status.set("Searching your history…".to_owned());
+        status.set(t!("popup_status_searching"));
         spawn_local(async move {
             // Read afresh: the first load may not have finished, and the options page may have
             // changed the key or depth since the popup opened.
@@ -201,7 +203,7 @@ pub fn Popup() -> impl IntoView {
                     // browser's search fills in after.
                     let early = move |mut early: StoredTurn| {
                         removed.with_untracked(|gone| early.turn.drop_pages(gone));
-                        status.set("Searching further…".to_owned());
+                        status.set(t!("popup_status_searching_further"));
                         turns.update(|turns| {
                             turns.retain(|shown| shown.key != early.key);
                             turns.insert(0, early);
@@ -271,16 +273,14 @@ pub fn Popup() -> impl IntoView {
             running.set_value(None);
             busy.set(false);
             if let Err(error) = saved {
-                set_alert.set(AlertMessage::new(format!(
-                    "This answer is shown but could not be saved ({error}); it will be gone when the popup closes."
-                )));
+                set_alert.set(AlertMessage::new(t!("popup_save_failed", error)));
             }
         });
     };
     let cancel = move |_| {
         if let Some(cancel) = running.get_value() {
             cancel.cancel();
-            status.set("Cancelling…".to_owned());
+            status.set(t!("popup_status_cancelling"));
         }
     };
 
@@ -289,11 +289,9 @@ pub fn Popup() -> impl IntoView {
             match storage::clear_conversation().await {
                 Ok(()) => {
                     turns.set(Vec::new());
-                    status.set("Conversation cleared".to_owned());
+                    status.set(t!("popup_status_cleared"));
                 }
-                Err(error) => set_alert.set(AlertMessage::new(format!(
-                    "The conversation could not be cleared ({error}). Try again."
-                ))),
+                Err(error) => set_alert.set(AlertMessage::new(t!("popup_clear_failed", error))),
             }
         });
     };
@@ -332,9 +330,9 @@ pub fn Popup() -> impl IntoView {
     let mode = move || {
         let depth = settings.with(|s| s.depth.label());
         match choice().engine {
-            Engine::Local => "Local".to_owned(),
-            Engine::Gemini => format!("Gemini · {depth}"),
-            Engine::OnDevice => format!("On-device · {depth}"),
+            Engine::Local => t!("popup_mode_local"),
+            Engine::Gemini => t!("popup_mode_gemini", depth),
+            Engine::OnDevice => t!("popup_mode_on_device", depth),
         }
     };
     let wants_device =
@@ -372,22 +370,27 @@ pub fn Popup() -> impl IntoView {
     view! {
         <main class="popup" on:keydown=move |event| move_focus(&event)>
             <header class="bar">
-                <h1>"History Chat"</h1>
-                <span class="mode" title=move || device_note().unwrap_or_else(|| "Which engine answers".to_owned())>{mode}</span>
-                <button type="button" class="quiet" on:click=clear>"Clear conversation"</button>
-                <button type="button" class="quiet" on:click=move |_| open_options(set_alert)>"Options"</button>
+                <h1>{t!("ext_name")}</h1>
+                <span
+                    class="mode"
+                    title=move || device_note().unwrap_or_else(|| t!("popup_mode_title"))
+                >
+                    {mode}
+                </span>
+                <button type="button" class="quiet" on:click=clear>{t!("popup_clear")}</button>
+                <button type="button" class="quiet" on:click=move |_| open_options(set_alert)>{t!("popup_options")}</button>
             </header>
             <Show when=can_download>
                 <p class="device-download">
                     {move || match (download.get(), availability.get()) {
-                        (Some(loaded), _) => format!("Downloading the on-device model: {:.0} %", loaded * 100.0),
-                        (None, Some(Availability::Downloading)) => "Chrome is downloading the on-device model.".to_owned(),
-                        (None, _) => "On-device AI is ready to download (about 2 GB, once).".to_owned(),
+                        (Some(loaded), _) => t!("popup_download_progress", format!("{:.0}", loaded * 100.0)),
+                        (None, Some(Availability::Downloading)) => t!("popup_download_by_chrome"),
+                        (None, _) => t!("popup_download_offer"),
                     }}
                     " "
                     <Show when=move || download.get().is_none()>
                         <button type="button" class="link" on:click=start_download>
-                            "Download the on-device model"
+                            {t!("popup_download_button")}
                         </button>
                     </Show>
                 </p>
@@ -405,8 +408,8 @@ pub fn Popup() -> impl IntoView {
                         live.with(|live| live.as_ref()?.pages.iter().position(|page| page.url == url)).map(live_option_id)
                     }
                     on:keydown=move |event| combobox_key(&event, live, highlight, set_alert)
-                    aria-label="Search your history"
-                    placeholder="What do you remember about the page?"
+                    aria-label=t!("popup_search_label")
+                    placeholder=t!("popup_search_placeholder")
                     autocomplete="off"
                     spellcheck="false"
                     maxlength="500"
@@ -417,7 +420,7 @@ pub fn Popup() -> impl IntoView {
                     }
                 />
                 <select
-                    aria-label="Period"
+                    aria-label=t!("popup_period_label")
                     on:change=move |event| {
                         period.set(Period::parse(&event_target_value(&event)).unwrap_or_default());
                         type_ahead();
@@ -437,15 +440,15 @@ pub fn Popup() -> impl IntoView {
                 </select>
             </form>
             <Show when=move || site_terms.with(|s| !s.terms.is_empty() || !s.rejected.is_empty())>
-                <div class="sites" role="group" aria-label="Site filters">
+                <div class="sites" role="group" aria-label=t!("popup_site_filters")>
                     {move || site_terms.with(|s| s.terms.iter().enumerate().map(|(index, term)| {
                         let label = term.label();
                         view! {
                             <button
                                 type="button"
                                 class="chip"
-                                aria-label=format!("Remove filter {label}")
-                                title=format!("Remove filter {label}")
+                                aria-label=t!("popup_remove_filter", label)
+                                title=t!("popup_remove_filter", label)
                                 on:click=move |_| remove_site(index)
                             >
                                 <span>{label.clone()}</span>
@@ -467,7 +470,7 @@ pub fn Popup() -> impl IntoView {
             <div class="progress">
                 <p class="status" role="status">{move || status.get()}</p>
                 <Show when=move || busy.get() && ai_engine()>
-                    <button type="button" class="quiet" on:click=cancel>"Cancel"</button>
+                    <button type="button" class="quiet" on:click=cancel>{t!("popup_cancel")}</button>
                 </Show>
             </div>
             <div class="alert" role="alert">
@@ -475,7 +478,7 @@ pub fn Popup() -> impl IntoView {
                     <span>{alert.text}</span>
                     <Show when=move || alert.offer_options>
                         " "
-                        <button type="button" class="link" on:click=move |_| open_options(set_alert)>"Open options"</button>
+                        <button type="button" class="link" on:click=move |_| open_options(set_alert)>{t!("popup_open_options")}</button>
                     </Show>
                 })}
             </div>
@@ -486,7 +489,7 @@ pub fn Popup() -> impl IntoView {
                 })}
             </p>
             {move || live.get().map(|answer| view! { <LiveView answer/> })}
-            <section class="conversation" aria-label="Conversation" aria-busy=move || busy.get().to_string()>
+            <section class="conversation" aria-label=t!("popup_conversation_label") aria-busy=move || busy.get().to_string()>
                 <Show when=move || turns.with(Vec::is_empty) && !busy.get()>
                     <p class="hint">{move || hint(choice().engine)}</p>
                     <p class="hint device">{device_note}</p>
@@ -497,30 +500,20 @@ pub fn Popup() -> impl IntoView {
     }
 }
 
-fn hint(engine: Engine) -> &'static str {
+/// The welcome paragraph shown while the conversation is empty: how to ask, and what leaves the
+/// device with `engine`.
+fn hint(engine: Engine) -> String {
     match engine {
-        Engine::OnDevice => {
-            "Describe the page you remember, in your own words. Chrome's built-in model turns your question \
-             into keywords and ranks what your history holds, all on this device: nothing leaves it."
-        }
-        Engine::Gemini => {
-            "Describe the page you remember, in your own words. Gemini turns your question into keywords, \
-             your history is searched on this device, and only the question and at most 100 matching pages \
-             (title, address, last visit) are sent to Gemini to be ranked."
-        }
-        Engine::Local => {
-            "Type words you remember from a page's title or address, pick a period, press Enter. \
-             Your history is searched on this device; nothing leaves it."
-        }
+        Engine::OnDevice => t!("popup_hint_on_device"),
+        Engine::Gemini => t!("popup_hint_gemini"),
+        Engine::Local => t!("popup_hint_local"),
     }
 }
 
 fn open_options(set_alert: WriteSignal<Option<AlertMessage>>) {
     spawn_local(async move {
         if let Err(error) = runtime::open_options_page().await {
-            set_alert.set(AlertMessage::new(format!(
-                "The options page could not be opened ({error})."
-            )));
+            set_alert.set(AlertMessage::new(t!("popup_options_failed", error)));
         }
     });
 }
@@ -853,12 +846,12 @@ fn LiveView(answer: LiveAnswer) -> impl IntoView {
         false => progress.notice(),
     });
     view! {
-        <section class="live" aria-label="Matches as you type">
+        <section class="live" aria-label=t!("popup_live_label")>
             {notice.map(|notice| view! { <p class="notice">{notice}</p> })}
             <Show when=move || empty>
                 <p class="notice">{no_match_yet(&answer.typed)}</p>
             </Show>
-            <ul role="listbox" id=LIVE_LIST_ID class="results" aria-label="Matches">
+            <ul role="listbox" id=LIVE_LIST_ID class="results" aria-label=t!("popup_live_list_label")>
                 {answer.pages.into_iter().enumerate().map(|(index, page)| view! {
                     <ResultItem result=RankedPage::from(page) now option=Some(index)/>
                 }).collect_view()}
@@ -872,19 +865,19 @@ fn LiveView(answer: LiveAnswer) -> impl IntoView {
 fn TurnView(turn: Turn) -> impl IntoView {
     let now = now_ms();
     let asked = if turn.question.is_empty() {
-        "Recent pages".to_owned()
+        t!("popup_recent_pages")
     } else {
         turn.question.clone()
     };
     let engine = match &turn.ai {
-        Some(ai) => format!("{} · {}", turn.mode.label(), ai.depth.label()),
-        None => turn.mode.label().to_owned(),
+        Some(ai) => {
+            let (mode, depth) = (turn.mode.label(), ai.depth.label());
+            t!("popup_turn_engine_depth", mode, depth)
+        }
+        None => turn.mode.label().to_string(),
     };
-    let meta = format!(
-        "{engine} · {} · asked {}",
-        turn.period.label(),
-        relative_time(now, turn.at_ms)
-    );
+    let asked_when = relative_time(now, turn.at_ms);
+    let meta = t!("popup_turn_meta", engine, turn.period.label(), asked_when);
     let notices = turn
         .ai
         .as_ref()
@@ -929,7 +922,7 @@ fn TurnView(turn: Turn) -> impl IntoView {
                 move || !empty
             }>
                 <details class="keywords">
-                    <summary>{format!("Keywords searched ({})", keywords.len())}</summary>
+                    <summary>{t!("popup_keywords_searched", keywords.len())}</summary>
                     <p>{keywords.join(", ")}</p>
                 </details>
             </Show>
@@ -949,13 +942,10 @@ fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) -> impl IntoV
     let page = result.page;
     let title = display_title(&page.title, &page.url);
     let readable = readable_url(&page.url);
+    let when = relative_time(now, page.last_visit_ms);
     let visited = match archive::past_chrome(page.last_visit_ms, now) {
-        false => format!("visited {}", relative_time(now, page.last_visit_ms)),
-        true => format!(
-            "visited {} · {}",
-            relative_time(now, page.last_visit_ms),
-            archive::kept_note()
-        ),
+        false => t!("popup_visited", when),
+        true => t!("popup_visited_kept", when, archive::kept_note()),
     };
     let url = StoredValue::new(page.url.clone());
     let confirming = RwSignal::new(false);
@@ -1001,9 +991,7 @@ fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) -> impl IntoV
                     // The row may be gone by now (removed, or a newer answer).
                     let _ = copied.try_set(false);
                 }
-                Err(error) => set_alert.set(AlertMessage::new(format!(
-                    "The link could not be copied ({error}). Select the address and copy it instead."
-                ))),
+                Err(error) => set_alert.set(AlertMessage::new(t!("popup_copy_failed", error))),
             }
         });
     };
@@ -1105,21 +1093,21 @@ fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) -> impl IntoV
                 fallback=move || view! {
                     <div class="row-actions">
                         <button type="button" class="quiet" on:click=copy>
-                            {move || if copied.get() { "Copied" } else { "Copy link" }}
+                            {move || if copied.get() { t!("popup_copied") } else { t!("popup_copy_link") }}
                         </button>
                         <button type="button" class="quiet" node_ref=ask_button on:click=ask>
-                            "Remove from history"
+                            {t!("popup_remove")}
                         </button>
                     </div>
                 }
             >
-                <div class="row-actions confirm" role="group" aria-label="Remove this page from your history?" on:keydown=on_confirm_key>
-                    <span>"Remove this page from your Chrome history?"</span>
+                <div class="row-actions confirm" role="group" aria-label=t!("popup_remove_confirm_label") on:keydown=on_confirm_key>
+                    <span>{t!("popup_remove_confirm")}</span>
                     <button type="button" class="quiet" node_ref=cancel_button on:click=move |_| back_to_ask() disabled=move || working.get()>
-                        "Cancel"
+                        {t!("popup_cancel")}
                     </button>
                     <button type="button" class="danger" on:click=remove.clone() disabled=move || working.get()>
-                        {move || if working.get() { "Removing…" } else { "Remove" }}
+                        {move || if working.get() { t!("popup_removing") } else { t!("popup_remove_confirm_button") }}
                     </button>
                 </div>
             </Show>
@@ -1141,9 +1129,7 @@ fn keys_of(event: &KeyboardEvent) -> OpenKeys {
 fn open_result(url: String, keys: OpenKeys, set_alert: WriteSignal<Option<AlertMessage>>) {
     spawn_local(async move {
         if let Err(error) = tabs::open_from_popup(&url, open_disposition(keys)).await {
-            set_alert.set(AlertMessage::new(format!(
-                "This page could not be opened: {error}."
-            )));
+            set_alert.set(AlertMessage::new(t!("popup_open_failed", error)));
         }
     });
 }
@@ -1237,15 +1223,8 @@ async fn remove_from_history(
     .await;
     let problem = match (forgotten, stored) {
         (Ok(Response::Forgotten { .. }), Ok(())) => None,
-        (_, Err(error)) => Some(format!(
-            "The page is gone from your history, but an older answer stored in the conversation \
-             could not be updated ({error}); clear the conversation to be sure it is not shown again."
-        )),
-        (_, Ok(())) => Some(
-            "The page is gone from your history; the search index will forget it when Chrome \
-             reports the deletion."
-                .to_owned(),
-        ),
+        (_, Err(error)) => Some(t!("popup_removed_conversation_not_updated", error)),
+        (_, Ok(())) => Some(t!("popup_removed_index_later")),
     };
     if let Some(problem) = problem {
         let _ = set_alert.try_set(AlertMessage::new(problem));
