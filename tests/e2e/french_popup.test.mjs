@@ -6,9 +6,8 @@
 // label of the popup is left in what the user reads or in its accessible names. One test in the
 // default (English) UI checks the English catalogue answers there.
 //
-// Strings worded by the core (period labels, relative times, result counts and the status after a
-// search or a removal) are converted separately; where they show, a `lead:` comment marks the
-// assertion to add.
+// Strings worded by the core (period labels, relative times, the status after a search or a
+// removal) are checked where they show in the popup too.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
@@ -32,15 +31,15 @@ const FR = {
   options: 'Options',
   modeTitle: 'Moteur qui répond',
   hint:
-    "Tapez des mots dont vous vous souvenez dans le titre ou l'adresse d'une page, choisissez une période, " +
-    `appuyez sur Entrée. Votre historique est parcouru sur cet appareil${NBSP}; rien n'en sort.`,
+    'Tapez des mots dont vous vous souvenez dans le titre ou l’adresse d’une page, choisissez une période, ' +
+    `appuyez sur Entrée. Votre historique est parcouru sur cet appareil${NBSP}; rien n’en sort.`,
   period: 'Période',
   conversation: 'Conversation',
   live: 'Résultats au fil de la saisie',
   liveList: 'Résultats',
   copy: 'Copier le lien',
   copied: 'Copié',
-  remove: "Retirer de l'historique",
+  remove: 'Retirer de l’historique',
   confirmLabel: `Retirer cette page de votre historique${NBSP}?`,
   confirmQuestion: `Retirer cette page de votre historique Chrome${NBSP}?`,
   cancel: 'Annuler',
@@ -49,6 +48,10 @@ const FR = {
   siteFilters: 'Filtres de site',
   removeFilter: (label) => `Retirer le filtre ${label}`,
   cleared: 'Conversation effacée',
+  // Worded by the core.
+  periods: ['Dernières 24 heures', '7 derniers jours', '30 derniers jours', '3 derniers mois'],
+  found: (n) => `${n} pages trouvées`,
+  removed: (title) => `Retirée de votre historique${NBSP}: ${title}`,
 };
 
 const EN = {
@@ -212,8 +215,7 @@ describe('the popup in French', () => {
 
     const period = popup.locator('form.ask select');
     assert.equal(await period.getAttribute('aria-label'), FR.period);
-    // lead: the period's options (Period::label, a core string) in French, e.g.
-    // assert.deepEqual(await period.locator('option').allTextContents(), ['24 dernières heures', …]);
+    assert.deepEqual((await period.locator('option').allTextContents()).map((t) => t.trim()), FR.periods);
 
     assert.deepEqual(await englishLeft(popup), [], 'English labels left in the French popup');
   });
@@ -230,14 +232,14 @@ describe('the popup in French', () => {
     const turn = await ask(popup, 'zorblat');
     assert.equal(await popup.locator(LIVE_SECTION).count(), 0, 'the committed answer replaces the as-you-type list');
     assert.equal((await turn.locator('p.question').textContent()).trim(), 'zorblat');
-    // "<engine> · <period> · demandé <when>": the period and the relative time are the core's.
-    assert.match(await turn.locator('p.meta').textContent(), /^Local · .+ · demandé .+$/);
-    // lead: the period and "il y a …" in that line, and the status line's "3 pages trouvées".
+    // "<engine> · <period> · demandé <when>" (the period and the relative time are the core's).
+    assert.match(await turn.locator('p.meta').textContent(), /^Local · 7 derniers jours · demandé (à l’instant|il y a \d+ minutes?)$/);
+    assert.equal((await popup.locator('[role="status"]').textContent()).trim(), FR.found(3));
     const rows = turn.locator('li.result');
     assert.equal(await rows.count(), 3);
     for (let i = 0; i < 3; i++) {
       const row = rows.nth(i);
-      assert.match(await row.locator('time').textContent(), /^visitée /, `row ${i + 1}'s last visit`);
+      assert.match(await row.locator('time').textContent(), /^visitée il y a [235] heures$/, `row ${i + 1}'s last visit`);
       assert.deepEqual(await row.locator('.row-actions button').allTextContents(), [FR.copy, FR.remove], `row ${i + 1}'s actions`);
     }
     assert.deepEqual(await englishLeft(popup), [], 'English labels left after a search');
@@ -284,7 +286,7 @@ describe('the popup in French', () => {
     const left = await popup.evaluate(() => chrome.history.search({ text: 'zorblat', startTime: 0, maxResults: 0 }));
     assert.ok(!left.some((item) => item.url === FLAN), 'chrome.history no longer holds the page');
     assert.equal((await popup.locator('[role="alert"]').textContent()).trim(), '', 'no alert');
-    // lead: the status line's "Retiré de votre historique : …" (RemovedVisits::message, a core string).
+    assert.equal((await popup.locator('[role="status"]').textContent()).trim(), FR.removed('Flan au zorblat en dix minutes'));
     assert.deepEqual(await englishLeft(popup), [], 'English labels left after the removal');
   });
 
