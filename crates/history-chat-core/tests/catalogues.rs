@@ -74,7 +74,7 @@ fn used_keys() -> BTreeMap<String, String> {
         {
             continue; // their tests and docs use keys no catalogue has, on purpose
         }
-        let text = fs::read_to_string(&path).unwrap();
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for key in after(&text, "t!(\"", '"') {
             note(key, &path);
         }
@@ -87,7 +87,7 @@ fn used_keys() -> BTreeMap<String, String> {
     files(&root.join("assets"), "html", &mut pages);
     files(&root.join("assets"), "js", &mut pages);
     for path in pages {
-        let text = fs::read_to_string(&path).unwrap();
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for marker in [
             "data-i18n=\"",
             "data-i18n-placeholder=\"",
@@ -103,7 +103,8 @@ fn used_keys() -> BTreeMap<String, String> {
         }
     }
     let manifest = root.join("manifest.json");
-    let manifest_text = fs::read_to_string(&manifest).unwrap();
+    let manifest_text =
+        fs::read_to_string(&manifest).unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
     for (at, _) in manifest_text.match_indices("__MSG_") {
         let rest = &manifest_text[at + "__MSG_".len()..];
         if let Some(end) = rest.find("__") {
