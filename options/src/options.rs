@@ -17,6 +17,7 @@ use history_chat_core::messages::{Request, Response};
 use history_chat_core::period::Period;
 use history_chat_core::semantic::{SemanticProgress, SemanticStatus};
 use history_chat_core::settings::{Retention, Settings, Switch};
+use history_chat_core::t;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -40,17 +41,12 @@ impl Feedback {
 }
 
 /// Stores `next` and reports the outcome with `done`.
-fn store(
-    settings: RwSignal<Option<Settings>>,
-    next: Settings,
-    feedback: Feedback,
-    done: &'static str,
-) {
+fn store(settings: RwSignal<Option<Settings>>, next: Settings, feedback: Feedback, done: String) {
     settings.set(Some(next.clone()));
     spawn_local(async move {
         match storage::save_settings(&next).await {
             Ok(()) => feedback.ok(done),
-            Err(error) => feedback.fail(format!("Not saved ({error}). Try again.")),
+            Err(error) => feedback.fail(t!("options_not_saved", error)),
         }
     });
 }
@@ -68,8 +64,8 @@ impl Choice {
         Choice {
             group,
             value,
-            label,
-            description,
+            label: label.into(),
+            description: description.into(),
         }
     }
 }
@@ -112,15 +108,13 @@ async fn ask_kept(request: Request, kept: RwSignal<Option<usize>>, feedback: Fee
         Ok(Response::Kept { pages }) => {
             let _ = kept.try_set(Some(pages));
             match request {
-                Request::ForgetKept => feedback.ok("Kept pages forgotten"),
+                Request::ForgetKept => feedback.ok(t!("options_kept_forgotten")),
                 Request::SetKeepForgotten { enabled } => feedback.ok(archive::switched(enabled)),
                 _ => {}
             }
         }
         Ok(Response::Failed { message }) => feedback.fail(message),
-        Ok(_) | Err(_) => feedback.fail(
-            "The background worker did not answer about kept pages. Close this page and open it again.",
-        ),
+        Ok(_) | Err(_) => feedback.fail(t!("options_kept_no_answer")),
     }
 }
 
@@ -155,9 +149,7 @@ pub fn Options() -> impl IntoView {
         let loaded = match storage::load_settings().await {
             Ok(loaded) => loaded,
             Err(error) => {
-                feedback.fail(format!(
-                    "Your settings could not be read ({error}); showing the defaults."
-                ));
+                feedback.fail(t!("options_settings_unreadable", error));
                 Settings::default()
             }
         };
@@ -170,7 +162,7 @@ pub fn Options() -> impl IntoView {
     let change = move |edit: Box<dyn FnOnce(&mut Settings)>| {
         if let Some(mut next) = settings.get_untracked() {
             edit(&mut next);
-            store(settings, next, feedback, "Saved");
+            store(settings, next, feedback, t!("options_saved"));
         }
     };
     let current = move || settings.get().unwrap_or_default();
@@ -179,7 +171,7 @@ pub fn Options() -> impl IntoView {
     let save_key = move |_| {
         let key = key_draft.get_untracked().trim().to_owned();
         if key.is_empty() {
-            feedback.fail("Paste your Gemini API key first.");
+            feedback.fail(t!("options_key_missing"));
             return;
         }
         if let Err(problem) = ApiKey::new(key.as_str()).check() {
@@ -192,13 +184,11 @@ pub fn Options() -> impl IntoView {
             return;
         };
         next.gemini_api_key = ApiKey::new(key);
-        store(settings, next, feedback, "Key saved");
+        store(settings, next, feedback, t!("options_key_saved"));
         if let Ok(answer) = permission {
             spawn_local(async move {
                 if let Ok(false) = answer.await {
-                    feedback.ok(
-                        "Key saved. Chrome did not grant access to the Gemini API host; searches will still try to reach it.",
-                    );
+                    feedback.ok(t!("options_key_saved_host_refused"));
                 }
             });
         }
@@ -206,7 +196,7 @@ pub fn Options() -> impl IntoView {
     let test_key = move |_| {
         let key = key_draft.get_untracked();
         if key.trim().is_empty() {
-            feedback.fail("Paste your Gemini API key first.");
+            feedback.fail(t!("options_key_missing"));
             return;
         }
         if let Err(problem) = ApiKey::new(key.as_str()).check() {
@@ -214,10 +204,10 @@ pub fn Options() -> impl IntoView {
             return;
         }
         let model = current().model_name().to_owned();
-        feedback.ok("Testing the key…");
+        feedback.ok(t!("options_key_testing"));
         spawn_local(async move {
             match gemini::test_key(&ApiKey::new(key), &model).await {
-                Ok(()) => feedback.ok(format!("The key works with {model}.")),
+                Ok(()) => feedback.ok(t!("options_key_works", model)),
                 Err(failure) => feedback.fail(failure.user_message(Engine::Gemini)),
             }
         });
@@ -228,7 +218,7 @@ pub fn Options() -> impl IntoView {
         };
         next.gemini_api_key = ApiKey::default();
         key_draft.set(String::new());
-        store(settings, next, feedback, "Key removed");
+        store(settings, next, feedback, t!("options_key_removed"));
         spawn_local(async move {
             // Best effort: without a key nothing is sent anyway.
             let _ = permissions::remove_gemini_host().await;
@@ -245,7 +235,7 @@ pub fn Options() -> impl IntoView {
             {
                 Ok(()) => {
                     availability.set(Some(Availability::Available));
-                    feedback.ok("The on-device model is ready.");
+                    feedback.ok(t!("options_device_downloaded"));
                 }
                 Err(failure) => feedback.fail(failure.download_message()),
             }
@@ -254,12 +244,9 @@ pub fn Options() -> impl IntoView {
         });
     };
     let device_line = move || match availability.get() {
-        _ if download.get().is_some() => "Downloading Chrome's built-in AI model…".to_owned(),
-        None => "Checking Chrome's built-in AI model…".to_owned(),
-        Some(known) => known
-            .reason()
-            .unwrap_or_else(|| "Chrome's built-in AI model is ready on this device.".to_owned())
-            .to_owned(),
+        _ if download.get().is_some() => t!("options_device_downloading"),
+        None => t!("options_device_checking"),
+        Some(known) => known.reason().unwrap_or_else(|| t!("options_device_ready")),
     };
     let can_download = move || {
         matches!(
@@ -277,7 +264,7 @@ pub fn Options() -> impl IntoView {
     };
     let topics_line = move || match understanding.get() {
         Some(progress) => progress.options_line(),
-        None => "Asking how far topic search has got…".to_owned(),
+        None => t!("options_topics_asking"),
     };
     let topics_building = move || {
         understanding
@@ -294,11 +281,11 @@ pub fn Options() -> impl IntoView {
                 excluded_problems.set(Vec::new());
                 next.excluded_sites = list.lines();
                 excluded_draft.set(next.excluded_sites.join("\n"));
-                store(settings, next, feedback, "Excluded sites saved");
+                store(settings, next, feedback, t!("options_excluded_saved"));
             }
             Err(bad) => {
                 excluded_problems.set(bad.iter().map(BadLine::message).collect());
-                feedback.fail("The excluded sites were not saved: correct the lines named below.");
+                feedback.fail(t!("options_excluded_refused"));
             }
         }
     };
@@ -310,21 +297,21 @@ pub fn Options() -> impl IntoView {
                     match answer.await {
                         Ok(true) => {
                             icons_granted.set(Some(true));
-                            feedback.ok("Site icons are shown on results.");
+                            feedback.ok(t!("options_icons_on"));
                         }
                         Ok(false) => {
                             icons_granted.set(Some(false));
-                            feedback.fail("Chrome did not grant access to site icons; results keep a plain placeholder.");
+                            feedback.fail(t!("options_icons_refused"));
                         }
                         Err(error) => {
                             icons_granted.set(Some(false));
-                            feedback.fail(format!("Site icons could not be turned on ({error})."));
+                            feedback.fail(t!("options_icons_on_failed", error));
                         }
                     }
                 }),
                 Err(error) => {
                     icons_granted.set(Some(false));
-                    feedback.fail(format!("Site icons could not be turned on ({error})."));
+                    feedback.fail(t!("options_icons_on_failed", error));
                 }
             }
         } else {
@@ -332,13 +319,11 @@ pub fn Options() -> impl IntoView {
                 match permissions::remove_favicon().await {
                     Ok(_) => {
                         icons_granted.set(Some(false));
-                        feedback.ok("Site icons are off; results show a plain placeholder.");
+                        feedback.ok(t!("options_icons_off"));
                     }
                     Err(error) => {
                         icons_granted.set(Some(true));
-                        feedback.fail(format!(
-                            "Site icons could not be turned off ({error}). Try again."
-                        ));
+                        feedback.fail(t!("options_icons_off_failed", error));
                     }
                 }
             });
@@ -355,14 +340,14 @@ pub fn Options() -> impl IntoView {
         settings.set(Some(next.clone()));
         spawn_local(async move {
             if let Err(error) = storage::save_settings(&next).await {
-                return feedback.fail(format!("Not saved ({error}). Try again."));
+                return feedback.fail(t!("options_not_saved", error));
             }
             ask_kept(Request::SetKeepForgotten { enabled: on }, kept, feedback).await;
         });
     };
     let kept_line = move || match kept.get() {
         Some(pages) => archive::kept_line(pages),
-        None => "Counting the kept pages…".to_owned(),
+        None => t!("options_kept_counting"),
     };
     let forget_kept = move |_| {
         confirm_forget.set(false);
@@ -372,24 +357,22 @@ pub fn Options() -> impl IntoView {
     let clear = move |_| {
         spawn_local(async move {
             match storage::clear_conversation().await {
-                Ok(()) => feedback.ok("Conversation cleared"),
-                Err(error) => feedback.fail(format!(
-                    "The conversation could not be cleared ({error}). Try again."
-                )),
+                Ok(()) => feedback.ok(t!("options_conversation_cleared")),
+                Err(error) => feedback.fail(t!("options_conversation_clear_failed", error)),
             }
         });
     };
 
     view! {
         <main class="options">
-            <h1>"History Chat — Options"</h1>
+            <h1>{t!("options_page_title")}</h1>
             <p class="status" role="status">{move || feedback.status.get()}</p>
             <p class="alert" role="alert">{move || feedback.alert.get()}</p>
 
             <section>
-                <h2>"AI provider"</h2>
-                <fieldset role="radiogroup" aria-label="AI provider" disabled=loading>
-                    <legend>"Who answers your questions"</legend>
+                <h2>{t!("options_provider_heading")}</h2>
+                <fieldset role="radiogroup" aria-label=t!("options_provider_heading") disabled=loading>
+                    <legend>{t!("options_provider_legend")}</legend>
                     {Provider::ALL
                         .into_iter()
                         .map(|provider| {
@@ -402,47 +385,47 @@ pub fn Options() -> impl IntoView {
                 <Show when=can_download>
                     <p>
                         <button type="button" disabled=move || download.get().is_some() on:click=start_download>
-                            "Download the on-device model"
+                            {t!("options_device_download")}
                         </button>
                         " "
                         {move || download.get().map(|loaded| view! {
-                            <progress max="1" value=loaded aria-label="On-device model download"></progress>
-                            {format!(" {:.0} %", loaded * 100.0)}
+                            <progress max="1" value=loaded aria-label=t!("options_device_download_progress")></progress>
+                            " "
+                            {t!("options_device_download_percent", format!("{:.0}", loaded * 100.0))}
                         })}
                     </p>
                 </Show>
             </section>
 
             <section>
-                <h2>"Gemini API key"</h2>
-                <p class="help">
-                    "Optional. With your own key, Gemini expands your question into keywords and ranks the pages found. "
-                    "Without one, everything stays on this device."
-                </p>
+                <h2>{t!("options_key_heading")}</h2>
+                <p class="help">{t!("options_key_help")}</p>
                 <div class="key-row">
                     <input
                         type=move || if key_visible.get() { "text" } else { "password" }
-                        aria-label="Gemini API key"
+                        aria-label=t!("options_key_heading")
                         autocomplete="off"
                         spellcheck="false"
+                        // Not words: how every Gemini key begins.
                         placeholder="AIza…"
                         prop:value=move || key_draft.get()
                         on:input=move |event| key_draft.set(event_target_value(&event))
                     />
                     <button type="button" on:click=move |_| key_visible.update(|v| *v = !*v)>
-                        {move || if key_visible.get() { "Hide key" } else { "Show key" }}
+                        {move || if key_visible.get() { t!("options_key_hide") } else { t!("options_key_show") }}
                     </button>
                 </div>
                 <div class="buttons">
-                    <button type="button" disabled=loading on:click=save_key>"Save key"</button>
-                    <button type="button" disabled=loading on:click=test_key>"Test key"</button>
-                    <button type="button" disabled=loading on:click=remove_key>"Remove key"</button>
+                    <button type="button" disabled=loading on:click=save_key>{t!("options_key_save")}</button>
+                    <button type="button" disabled=loading on:click=test_key>{t!("options_key_test")}</button>
+                    <button type="button" disabled=loading on:click=remove_key>{t!("options_key_remove")}</button>
                 </div>
                 <label class="field">
-                    "Model "
+                    {t!("options_model_label")}
+                    " "
                     <input
                         type="text"
-                        aria-label="Gemini model"
+                        aria-label=t!("options_model_aria")
                         spellcheck="false"
                         placeholder=DEFAULT_MODEL
                         disabled=loading
@@ -453,13 +436,13 @@ pub fn Options() -> impl IntoView {
                         }
                     />
                 </label>
-                <p class="help">"If Google retires this model, History Chat uses the current Flash model and tells you."</p>
+                <p class="help">{t!("options_model_help")}</p>
             </section>
 
             <section>
-                <h2>"Search"</h2>
-                <fieldset role="radiogroup" aria-label="Search depth" disabled=loading>
-                    <legend>"Search depth (with a key)"</legend>
+                <h2>{t!("options_search_heading")}</h2>
+                <fieldset role="radiogroup" aria-label=t!("options_depth_aria") disabled=loading>
+                    <legend>{t!("options_depth_legend")}</legend>
                     {Depth::ALL
                         .into_iter()
                         .map(|depth| {
@@ -469,9 +452,10 @@ pub fn Options() -> impl IntoView {
                         .collect_view()}
                 </fieldset>
                 <label class="field">
-                    "Default period "
+                    {t!("options_period_label")}
+                    " "
                     <select
-                        aria-label="Default period"
+                        aria-label=t!("options_period_label")
                         disabled=loading
                         on:change=move |event| {
                             let value = Period::parse(&event_target_value(&event)).unwrap_or_default();
@@ -488,21 +472,16 @@ pub fn Options() -> impl IntoView {
             </section>
 
             <section>
-                <h2>"Excluded sites"</h2>
-                <p class="help">
-                    "Pages of these sites are never indexed, never shown (in the popup, its saved answers and the "
-                    "address bar's hc suggestions) and never sent to Gemini or the on-device model. One site per "
-                    "line: mail.google.com leaves out that site (and www.mail.google.com); *.example.com leaves out "
-                    "example.com and every subdomain of it. Write the host only, not an address. Taking a site off "
-                    "the list brings its pages back from your Chrome history."
-                </p>
+                <h2>{t!("options_excluded_heading")}</h2>
+                <p class="help">{t!("options_excluded_help")}</p>
                 <textarea
                     class="excluded-sites"
-                    aria-label="Excluded sites"
+                    aria-label=t!("options_excluded_heading")
                     aria-describedby="excluded-problems"
                     rows="5"
                     spellcheck="false"
                     autocomplete="off"
+                    // Not words: example hosts, one per line.
                     placeholder="mail.google.com
     *.bank.example"
                     disabled=loading
@@ -513,73 +492,56 @@ pub fn Options() -> impl IntoView {
                     {move || excluded_problems.get().into_iter().map(|problem| view! { <li>{problem}</li> }).collect_view()}
                 </ul>
                 <div class="buttons">
-                    <button type="button" disabled=loading on:click=save_excluded>"Save excluded sites"</button>
+                    <button type="button" disabled=loading on:click=save_excluded>{t!("options_excluded_save")}</button>
                 </div>
             </section>
 
             <section>
-                <h2>"Site icons"</h2>
+                <h2>{t!("options_icons_heading")}</h2>
                 <label class="choice">
                     <input
                         type="checkbox"
-                        aria-label="Show site icons"
+                        aria-label=t!("options_icons_label")
                         disabled=move || icons_granted.get().is_none()
                         prop:checked=move || icons_granted.get().unwrap_or(false)
                         on:change=move |event| switch_icons(event_target_checked(&event))
                     />
-                    <span class="choice-label">"Show site icons"</span>
-                    <span class="help">
-                        "Shows each result's site icon, read from the icons Chrome already keeps on this computer "
-                        "(Chrome asks for the permission to read them). Nothing is downloaded: a page whose icon "
-                        "Chrome does not have keeps a plain placeholder."
-                    </span>
+                    <span class="choice-label">{t!("options_icons_label")}</span>
+                    <span class="help">{t!("options_icons_help")}</span>
                 </label>
             </section>
 
             <section>
-                <h2>"Topic search"</h2>
+                <h2>{t!("options_topics_heading")}</h2>
                 <label class="choice">
                     <input
                         type="checkbox"
-                        aria-label="Topic search"
+                        aria-label=t!("options_topics_heading")
                         disabled=loading
                         prop:checked=move || current().semantic_search.is_on()
                         on:change=move |event| switch_topics(event_target_checked(&event))
                     />
-                    <span class="choice-label">"Find pages by what they were about, not only by their words"</span>
-                    <span class="help">
-                        "A small language model that comes with the extension (multilingual-e5-small) reads each "
-                        "page's title and address on this computer and turns it into numbers that capture its "
-                        "meaning, so \"how to fix a flat bike tyre\" finds \"Réparer une crevaison\". Turning it "
-                        "off deletes what it computed."
-                    </span>
+                    <span class="choice-label">{t!("options_topics_label")}</span>
+                    <span class="help">{t!("options_topics_help")}</span>
                 </label>
                 <p class="help semantic-state">{topics_line}</p>
                 {move || topics_building().map(|progress| view! {
-                    <progress max=progress.total.max(1) value=progress.understood aria-label="Pages understood"></progress>
+                    <progress max=progress.total.max(1) value=progress.understood aria-label=t!("options_topics_progress")></progress>
                 })}
             </section>
 
             <section>
-                <h2>"Pages Chrome forgets"</h2>
+                <h2>{t!("options_kept_heading")}</h2>
                 <label class="choice">
                     <input
                         type="checkbox"
-                        aria-label="Keep pages searchable after Chrome forgets them"
+                        aria-label=t!("options_kept_label")
                         disabled=loading
                         prop:checked=move || current().keep_forgotten
                         on:change=move |event| switch_keep(event_target_checked(&event))
                     />
-                    <span class="choice-label">"Keep pages searchable after Chrome forgets them"</span>
-                    <span class="help">
-                        "Chrome deletes history older than 90 days. With this on, History Chat keeps those pages in "
-                        "its own index on this computer — each page's title, address, last visit and visit count, "
-                        "and topic search's numbers for it — so your words, topic search and the \"All time\" "
-                        "period still find them. Deleting pages or all history in Chrome still deletes them here. "
-                        "Turning this off forgets every kept page. If History Chat has to rebuild its index (an "
-                        "update that changes its format, or a damaged index), the kept pages are lost: Chrome no "
-                        "longer has them."
-                    </span>
+                    <span class="choice-label">{t!("options_kept_label")}</span>
+                    <span class="help">{t!("options_kept_help", Period::All.label())}</span>
                 </label>
                 <p class="help kept-state">{kept_line}</p>
                 <Show
@@ -590,26 +552,27 @@ pub fn Options() -> impl IntoView {
                             disabled=move || kept.get().unwrap_or(0) == 0
                             on:click=move |_| confirm_forget.set(true)
                         >
-                            "Forget kept pages…"
+                            {t!("options_forget_button")}
                         </button>
                     }
                 >
-                    <div class="buttons" role="group" aria-label="Confirm forgetting kept pages">
+                    <div class="buttons" role="group" aria-label=t!("options_forget_confirm")>
                         <p>
                             {move || archive::forget_question(kept.get().unwrap_or(0))}
                         </p>
-                        <button type="button" on:click=forget_kept>"Forget them"</button>
-                        <button type="button" on:click=move |_| confirm_forget.set(false)>"Cancel"</button>
+                        <button type="button" on:click=forget_kept>{t!("options_forget_yes")}</button>
+                        <button type="button" on:click=move |_| confirm_forget.set(false)>{t!("options_forget_cancel")}</button>
                     </div>
                 </Show>
             </section>
 
             <section>
-                <h2>"Conversation"</h2>
+                <h2>{t!("options_conversation_heading")}</h2>
                 <label class="field">
-                    "Keep conversation for "
+                    {t!("options_retention_label")}
+                    " "
                     <select
-                        aria-label="Keep conversation for"
+                        aria-label=t!("options_retention_label")
                         disabled=loading
                         on:change=move |event| {
                             let value = Retention::parse(&event_target_value(&event)).unwrap_or_default();
@@ -622,51 +585,43 @@ pub fn Options() -> impl IntoView {
                             .collect_view()}
                     </select>
                 </label>
-                <p class="help">"Older questions and answers are deleted when the popup opens."</p>
-                <button type="button" on:click=clear>"Clear conversation"</button>
+                <p class="help">{t!("options_retention_help")}</p>
+                <button type="button" on:click=clear>{t!("options_conversation_clear")}</button>
             </section>
 
             <section>
-                <h2>"What leaves this computer"</h2>
+                <h2>{t!("options_privacy_heading")}</h2>
                 <p>
-                    <strong>"Without a key: nothing. "</strong>
-                    "History Chat searches your Chrome history on this device and makes no network request."
+                    <strong>{t!("options_privacy_no_key_title")}</strong>
+                    " "
+                    {t!("options_privacy_no_key")}
                 </p>
                 <p>
-                    <strong>"With a Gemini key: "</strong>
-                    "for each question, your question is sent to Google's Gemini API to be turned into keywords; "
-                    "then the title, address and last-visit time of at most 100 pages from your history that match "
-                    "those keywords are sent with your question to be ranked. Never your full history. "
-                    "The key travels in a request header, only to generativelanguage.googleapis.com. "
-                    "Google's Gemini API terms apply to what is sent."
+                    <strong>{t!("options_privacy_gemini_title")}</strong>
+                    " "
+                    {t!("options_privacy_gemini")}
                 </p>
                 <p>
-                    <strong>"Topic search: nothing. "</strong>
-                    "Its model runs inside the extension, on this computer; what it computes from your page "
-                    "titles and addresses (a list of numbers per page) stays in this browser's storage, and is "
-                    "deleted when the pages are deleted from your history or when you turn topic search off."
+                    <strong>{t!("options_privacy_topics_title")}</strong>
+                    " "
+                    {t!("options_privacy_topics")}
                 </p>
                 <p>
-                    <strong>"With the on-device model: nothing. "</strong>
-                    "Chrome's built-in model runs on this computer; your question and history stay on it. "
-                    "(Chrome downloads the model once, from Google, when you ask it to.)"
+                    <strong>{t!("options_privacy_device_title")}</strong>
+                    " "
+                    {t!("options_privacy_device")}
                 </p>
                 <p>
-                    <strong>"Excluded sites: nothing, in every mode. "</strong>
-                    "Their pages are left out of the index and of topic search (what was computed for them is "
-                    "deleted), and never sent to a model."
+                    <strong>{t!("options_privacy_excluded_title")}</strong>
+                    " "
+                    {t!("options_privacy_excluded")}
                 </p>
                 <p>
-                    <strong>"Pages Chrome forgets: nothing. "</strong>
-                    "Off by default. When you turn it on, the pages Chrome deletes after 90 days stay in History "
-                    "Chat's index in this browser's storage (IndexedDB), on this computer only: title, address, "
-                    "last visit and visit count, and topic search's numbers. They are sent to Gemini only as any "
-                    "other page is, when they match a question asked with a key."
+                    <strong>{t!("options_privacy_kept_title")}</strong>
+                    " "
+                    {t!("options_privacy_kept")}
                 </p>
-                <p>
-                    "Your settings, key and excluded sites included, are kept in Chrome's synced storage; your "
-                    "conversation stays in this browser's local storage."
-                </p>
+                <p>{t!("options_privacy_storage")}</p>
             </section>
         </main>
     }

@@ -32,7 +32,12 @@ fn files(dir: &Path, extension: &str, into: &mut Vec<PathBuf>) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.is_dir() {
+        let skipped = ["target", "node_modules", "dist", ".git"];
+        if path.is_dir()
+            && !path
+                .file_name()
+                .is_some_and(|n| skipped.iter().any(|s| n == *s))
+        {
             files(&path, extension, into);
         } else if path.extension().is_some_and(|e| e == extension) {
             into.push(path);
@@ -73,9 +78,7 @@ fn used_keys() -> BTreeMap<String, String> {
         used.entry(key.to_ascii_lowercase()).or_insert(place);
     };
     let mut rust = Vec::new();
-    for dir in ["crates", "popup/src", "service_worker/src"] {
-        files(&root.join(dir), "rs", &mut rust);
-    }
+    files(&root, "rs", &mut rust);
     for path in rust {
         if path.components().any(|c| c.as_os_str() == "target") || path.ends_with(file!()) {
             continue;
@@ -250,5 +253,17 @@ fn the_address_bar_lines_are_well_formed_in_both_languages() {
                 "{language} {key}: unclosed {open:?} in {xml:?}"
             );
         }
+    }
+}
+
+#[test]
+fn french_uses_the_typographic_apostrophe() {
+    let french = catalogue("fr");
+    for key in french.keys() {
+        let message = french.message(key, &[]).unwrap_or_default();
+        assert!(
+            !message.contains('\''),
+            "{key}: write ’ (U+2019), not ', in {message:?}"
+        );
     }
 }
