@@ -465,6 +465,25 @@ impl Index {
         Some((id, doc, at))
     }
 
+    /// The raw history entries merged into the page at this cleaned URL that Chrome still holds
+    /// (kept ones left out), each as a [`Page`] with its raw URL, its own last visit and visit
+    /// count, and the page's title; empty when no page has that URL.
+    pub fn entries_of(&self, cleaned_url: &str) -> Vec<Page> {
+        let Some(doc) = self.by_url.get(cleaned_url).and_then(|&id| self.doc(id)) else {
+            return Vec::new();
+        };
+        doc.backing
+            .iter()
+            .filter(|b| !b.kept)
+            .map(|b| Page {
+                url: b.raw.as_deref().unwrap_or(&doc.url).to_owned(),
+                title: doc.title.to_string(),
+                last_visit_ms: b.last_visit_ms,
+                visit_count: b.visit_count,
+            })
+            .collect()
+    }
+
     /// The page for a cleaned URL, if indexed.
     pub fn page(&self, cleaned_url: &str) -> Option<Page> {
         let id = *self.by_url.get(cleaned_url)?;
