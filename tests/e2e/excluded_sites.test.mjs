@@ -7,12 +7,12 @@
 // taken off the list comes back from the history.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchExtension } from './support/launch.mjs';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, ask, assertFound, assertNotFound, describeTurn, logEntries, openPopup, readTurns } from './support/popup.mjs';
 import { askWorker, readLive, waitForIndex } from './support/live.mjs';
 import { askAi, describeAiTurn, launchAi, readSettings, setAiSettings } from './support/ai.mjs';
 import { LIMIT_MS, flushEvents, waitUntil } from './support/settle.mjs';
+import { askInNewPopup, launchWithPage } from './support/session.mjs';
 
 /** The same words on an excluded site (a subdomain of it) and on another site. */
 const SECRET = { url: 'https://mail.secret.example/inbox/zorblax-invoice', title: 'Zorblax invoice from the accountant' };
@@ -101,9 +101,7 @@ describe('excluded sites in local search', () => {
   const now = Date.now();
 
   before(async () => {
-    ext = await launchExtension({ history: seeded(now) });
-    options = await openOptions(ext);
-    await waitForIndex(options);
+    ({ ext, page: options } = await launchWithPage({ history: seeded(now), open: openOptions, startup: null }));
   });
 
   after(async () => {
@@ -131,8 +129,7 @@ describe('excluded sites in local search', () => {
 
   test('an excluded site is absent everywhere, and comes back when taken off the list', { timeout: 400_000 }, async () => {
     // Fixture sanity, and a stored answer showing the pages, before the exclusion.
-    const popup = await openPopup(ext);
-    const before = await ask(popup, QUESTION);
+    const { popup, turn: before } = await askInNewPopup(ext, QUESTION);
     assertFound(before, SECRET.url, 'the excluded page, before the exclusion');
     assertFound(before, SECRET_ROOT.url);
     assertFound(before, OPEN.url);
@@ -184,8 +181,7 @@ describe('excluded sites in local search', () => {
     await waitForIndexed(options, true);
     let back;
     await waitUntil(async () => (back = await understood(options, SECRET.title)).includes(SECRET.url), 'topic search finds the page again', { timeout: 240_000, describe: () => JSON.stringify(back) });
-    const popup3 = await openPopup(ext);
-    const again = await ask(popup3, QUESTION);
+    const { popup: popup3, turn: again } = await askInNewPopup(ext, QUESTION);
     assertFound(again, SECRET.url, 'the page is back');
     assertFound(again, SECRET_ROOT.url);
     assert.ok((await omniboxContents(ext, QUESTION)).includes(SECRET.url), 'suggested again in the address bar');

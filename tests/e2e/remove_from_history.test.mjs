@@ -2,17 +2,18 @@
 // real chrome.history, the worker's index, the stored conversation. A page merged from several raw
 // entries (tracking parameters, fragments) is removed whole: chrome.history no longer holds any of
 // them, the row is gone, the index no longer finds it (asked again), and the stored answer no
-// longer shows it once the popup is reopened. Bad input: a stray Enter on the confirmation, a page
+// longer shows it once the popup is reopened. The entries come from the worker's complete index
+// (no history search), an old one visited weeks before the row's last visit included. Bad input: a stray Enter on the confirmation, a page
 // already gone from the history, a refused deleteUrl, and a removal while a search that shows the
 // page is still running (AI mode, its ranking held by the Gemini stand-in).
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchExtension } from './support/launch.mjs';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, alertText, ask, assertFound, assertNotFound, describeTurn, logEntries, openPopup, readTurns, statusText, waitForTurns } from './support/popup.mjs';
 import { askWorker, waitForIndex } from './support/live.mjs';
 import { askAi, readAiTurns, launchAi, submit } from './support/ai.mjs';
-import { LIMIT_MS, POPUP_STARTUP, flushEvents, gate, trackChromeCalls, waitForSettled } from './support/settle.mjs';
+import { LIMIT_MS, flushEvents, gate } from './support/settle.mjs';
+import { launchWithPage } from './support/session.mjs';
 
 /** One page seen under three raw URLs (merged into one row), and a sibling that must stay. */
 const CAKE = 'https://recipes.example.org/zorblat-cake';
@@ -25,6 +26,9 @@ const TART = 'https://recipes.example.org/zorblat-tart?utm_medium=social';
 const TART_CLEAN = 'https://recipes.example.org/zorblat-tart';
 /** A page whose deletion the browser refuses (the test replaces deleteUrl). */
 const FLAN = 'https://recipes.example.org/zorblat-flan';
+/** A page with a raw entry last visited weeks before the row's last visit. */
+const CRUMBLE = 'https://recipes.example.org/zorblat-crumble';
+const CRUMBLE_RAW = [`${CRUMBLE}?utm_source=feed`, `${CRUMBLE}#comments`];
 
 function seeded(now) {
   return [
@@ -35,6 +39,8 @@ function seeded(now) {
     { url: PIE, title: PIE_TITLE, visits: [now - 3 * HOUR] },
     { url: TART, title: 'Zorblat tart for a crowd', visits: [now - 4 * HOUR] },
     { url: FLAN, title: 'Zorblat flan in ten minutes', visits: [now - 6 * HOUR] },
+    { url: CRUMBLE_RAW[0], title: 'Zorblat crumble, no oven', visits: [now - HOUR] },
+    { url: CRUMBLE_RAW[1], title: 'Zorblat crumble, no oven', visits: [now - 45 * DAY] },
   ];
 }
 
@@ -64,11 +70,7 @@ describe('Remove from history in local search', () => {
   const now = Date.now();
 
   before(async () => {
-    ext = await launchExtension({ history: seeded(now) });
-    await trackChromeCalls(ext.context);
-    popup = await openPopup(ext);
-    await waitForIndex(popup);
-    await waitForSettled(popup, POPUP_STARTUP);
+    ({ ext, page: popup } = await launchWithPage({ history: seeded(now) }));
   });
 
   after(async () => {
@@ -123,6 +125,23 @@ describe('Remove from history in local search', () => {
     assert.ok(reopened, 'the turn is still in the conversation');
     assertNotFound(reopened, CAKE, 'the removed page, after reopening');
     assertFound(reopened, PIE, 'the sibling, after reopening');
+    await flushEvents(ext, popup);
+    ext.assertNoErrors();
+  });
+
+  test('an entry visited weeks before the row\'s last visit goes too, and the complete index names them: no history search', async () => {
+    assert.deepEqual((await historyUrls(popup, 'zorblat-crumble')).sort(), [...CRUMBLE_RAW].sort(), 'fixture: two raw entries, 45 days apart');
+    const turn = await ask(popup, 'zorblat crumble');
+    assertFound(turn, CRUMBLE, 'the merged page');
+    const searches = () => popup.evaluate(() => globalThis.__hcCalls.started['history.search'] ?? 0);
+    const before = await searches();
+    const row = rowOf(popup, CRUMBLE);
+    await row.getByRole('button', { name: 'Remove from history', exact: true }).click();
+    await row.getByRole('button', { name: 'Remove', exact: true }).click();
+    await waitForRowGone(popup, CRUMBLE);
+    assert.match(await statusText(popup), /Removed from your history: Zorblat crumble, no oven/);
+    assert.equal(await searches(), before, 'the removal read no history: the index named the entries');
+    assert.deepEqual(await historyUrls(popup, 'zorblat-crumble'), [], 'both raw entries are deleted, the old one too');
     await flushEvents(ext, popup);
     ext.assertNoErrors();
   });

@@ -5,12 +5,12 @@
 // searched as words with a plain notice.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchExtension } from './support/launch.mjs';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, ask, assertFound, assertNotFound, describeTurn, logEntries, openPopup, readTurns } from './support/popup.mjs';
-import { LIVE, readLive, waitForIndex } from './support/live.mjs';
+import { readLive } from './support/live.mjs';
 import { askAi, describeAiTurn, launchAi } from './support/ai.mjs';
 import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, waitUntil } from './support/settle.mjs';
+import { launchWithPage } from './support/session.mjs';
 
 /** The same words on three sites: github.com, a subdomain of it, and another site. */
 const GITHUB = { url: 'https://github.com/postgres/postgres/blob/master/src/test/regress/sql/zebracte.sql', title: 'zebracte quokka cycles: regression tests' };
@@ -51,11 +51,7 @@ describe('site: filter in local search', () => {
   const now = Date.now();
 
   before(async () => {
-    ext = await launchExtension({ history: seeded(now) });
-    await trackChromeCalls(ext.context);
-    popup = await openPopup(ext);
-    await waitForIndex(popup);
-    await waitForSettled(popup, POPUP_STARTUP);
+    ({ ext, page: popup } = await launchWithPage({ history: seeded(now) }));
   });
 
   after(async () => {

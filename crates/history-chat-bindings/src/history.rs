@@ -7,7 +7,7 @@
 use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::{HistoryItem, Page};
 use history_chat_core::messages::{Request, Response};
-use history_chat_core::rows::{self, Removal};
+use history_chat_core::rows::{self, EntryLookup, EntrySearch, Removal};
 use history_chat_core::search::{
     PageQuery, PageSource, browser_fetch_limit, browser_pages, browser_text,
 };
@@ -79,13 +79,26 @@ pub async fn delete_url(url: &str) -> Result<(), ChromeError> {
 }
 
 /// Deletes a page shown in a result (`page_url`, cleaned) from the browser's history: every raw
-/// entry merged into it, found again in the whole history ([`rows::variants_text`],
+/// entry merged into it. The worker's index says which ([`Request::Entries`]); only what it cannot
+/// tell — entries older than a build has reached, or all of them when it cannot answer — is
+/// searched for in the browser's history ([`rows::entry_lookup`], [`rows::variants_text`],
 /// [`rows::variants`]). Says whether the history still held it; stops at the first entry the
 /// browser refuses to delete.
 pub async fn delete_page(page_url: &str) -> Result<Removal, ChromeError> {
-    let items = search_items(&rows::variants_text(page_url), 0, None, 0).await?;
-    let held = rows::was_in_history(page_url, &items);
-    for url in rows::variants(page_url, &items) {
+    let request = Request::Entries {
+        url: page_url.to_owned(),
+    };
+    let EntryLookup { mut known, search } = rows::entry_lookup(ask_worker(&request).await.ok());
+    let end_ms = match search {
+        EntrySearch::Nothing => None,
+        EntrySearch::Before(end_ms) => Some(Some(end_ms)),
+        EntrySearch::All => Some(None),
+    };
+    if let Some(end_ms) = end_ms {
+        known.extend(search_items(&rows::variants_text(page_url), 0, end_ms, 0).await?);
+    }
+    let held = rows::was_in_history(page_url, &known);
+    for url in rows::variants(page_url, &known) {
         delete_url(&url).await?;
     }
     Ok(if held {
@@ -97,33 +110,67 @@ pub async fn delete_page(page_url: &str) -> Result<Removal, ChromeError> {
 
 /// The browser's history as a [`PageSource`] (`chrome.history`; needs the `history` permission):
 /// the browser's literal matching, most recent first, cleaned, merged and filtered to the query's
-/// sites by the core, without the excluded sites' pages (read from the settings at each search,
-/// so a change in the options page applies to the next one; unreadable settings fail the search
-/// rather than risk showing an excluded page).
+/// sites by the core, without the excluded sites' pages, read from the settings at each search (so
+/// a change in the options page applies to the next one; unreadable settings fail the search
+/// rather than risk showing an excluded page). A caller that holds the list already gives it with
+/// [`ChromeHistory::excluding`] and reads nothing per search.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ChromeHistory;
+
+impl ChromeHistory {
+    /// The browser's history leaving out `excluded` (the settings' [`Settings::exclusions`], as
+    /// the caller read them), with no storage read per search.
+    ///
+    /// [`Settings::exclusions`]: history_chat_core::settings::Settings::exclusions
+    pub fn excluding(excluded: Exclusions) -> ChromeHistoryExcluding {
+        ChromeHistoryExcluding { excluded }
+    }
+}
 
 impl PageSource for ChromeHistory {
     type Error = ChromeError;
 
     async fn pages(&self, query: &PageQuery) -> Result<Vec<Page>, ChromeError> {
-        let items = search_items(
-            &browser_text(query),
-            query.start_ms,
-            None,
-            browser_fetch_limit(query.limit),
-        )
-        .await?;
         let excluded = storage::load_settings().await?.exclusions();
-        Ok(browser_pages(items, &query.sites, &excluded, query.limit))
+        browser_search(query, &excluded).await
     }
+}
+
+/// [`ChromeHistory`] with the excluded sites given once ([`ChromeHistory::excluding`]).
+#[derive(Debug, Clone, Default)]
+pub struct ChromeHistoryExcluding {
+    excluded: Exclusions,
+}
+
+impl PageSource for ChromeHistoryExcluding {
+    type Error = ChromeError;
+
+    async fn pages(&self, query: &PageQuery) -> Result<Vec<Page>, ChromeError> {
+        browser_search(query, &self.excluded).await
+    }
+}
+
+/// The browser's literal search for `query`, cleaned, merged, filtered to its sites and without
+/// `excluded`'s pages ([`browser_pages`]).
+async fn browser_search(
+    query: &PageQuery,
+    excluded: &Exclusions,
+) -> Result<Vec<Page>, ChromeError> {
+    let items = search_items(
+        &browser_text(query),
+        query.start_ms,
+        None,
+        browser_fetch_limit(query.limit),
+    )
+    .await?;
+    Ok(browser_pages(items, &query.sites, excluded, query.limit))
 }
 
 /// The service worker's local index as a [`PageSource`] (AI mode's per-keyword retrieval:
 /// relevance order, one [`Request::Keyword`] per keyword). When the worker cannot give the whole
 /// answer — its index is still being built and does not reach back to the period's start yet
 /// (`indexing: Some`), it answers anything else, or the message fails — the browser's own search
-/// ([`ChromeHistory`]) answers instead. The excluded sites' pages are left out of the worker's
+/// ([`ChromeHistory`], with this source's excluded sites) answers instead. The excluded sites' pages are left out of the worker's
 /// answer too (the worker leaves them out already; this holds even if the worker has not yet
 /// heard of a change just made in the options page).
 #[derive(Debug, Clone, Default)]
@@ -158,7 +205,8 @@ impl PageSource for IndexedHistory {
                 self.excluded.retain_pages(&mut pages);
                 Ok(pages)
             }
-            _ => ChromeHistory.pages(query).await,
+            // The list this source was given: no settings read per keyword.
+            _ => browser_search(query, &self.excluded).await,
         }
     }
 }

@@ -88,6 +88,19 @@ pub enum Request {
         /// every raw entry merged into it.
         urls: Vec<String>,
     },
+    /// A result's "Remove from history": the raw history entries merged into the page `url`
+    /// (cleaned, as shown), as the index holds them, so that deleting the page needs no search
+    /// of the whole history. Answered with [`Response::Pages`] whose pages are those entries —
+    /// each with its raw URL, its own last visit and visit count, the page's title — leaving out
+    /// those only History Chat keeps (Chrome forgot them); `indexing: None` when they are every
+    /// entry the history holds for it, `Some` while the build does not reach back further than
+    /// its `since_ms` (older entries are the browser's to find). [`Response::Indexing`] when the
+    /// index cannot tell (not loaded, catching up, or the page is of an excluded site).
+    /// [`crate::rows::entry_lookup`] reads the answer.
+    Entries {
+        /// The page's URL (cleaned, as shown; a raw URL is cleaned first).
+        url: String,
+    },
     /// The options page: how many pages are kept after Chrome forgot them. Answered with
     /// [`Response::Kept`] once the index is loaded.
     KeptPages,

@@ -4,12 +4,15 @@
 //!
 //! A row shows one cleaned page ([`crate::history::clean_and_merge`]): several raw history
 //! entries (`?utm_source=…`, `#section`, …) may have been merged into it. Removing the page
-//! deletes every one of them, found again in the browser's history when the user asks
-//! ([`variants_text`], [`variants`]), so that no entry of it is left to bring it back.
+//! deletes every one of them, so that no entry of it is left to bring it back. The worker's index
+//! knows them ([`crate::messages::Request::Entries`]); where it cannot tell them all (still
+//! building, catching up), the browser's history is searched for the rest ([`entry_lookup`],
+//! [`variants_text`], [`variants`]).
 
 use crate::clean::clean_url;
 use crate::history::HistoryItem;
 use crate::i18n::plural;
+use crate::messages::Response;
 use crate::omnibox::Disposition;
 use crate::site_filter;
 
@@ -49,8 +52,9 @@ pub fn result_count(count: usize) -> String {
     }
 }
 
-/// The text given to the browser's history search (`chrome.history.search`, over the whole
-/// history) to find every raw entry that cleans to `page_url`: the words of its host (the
+/// The text given to the browser's history search (`chrome.history.search`, over the part of the
+/// history the index cannot tell, [`EntrySearch`]) to find every raw entry that cleans to
+/// `page_url`: the words of its host (the
 /// browser matches them in the entry's address), or nothing — every entry, filtered by
 /// [`variants`] — when the host is not a plain domain the browser's words can match (an IP
 /// literal, an international name).
@@ -66,6 +70,60 @@ pub fn variants_text(page_url: &str) -> String {
         .filter
         .browser_words()
         .unwrap_or_default()
+}
+
+/// How the raw entries of a page to remove are found: those the worker's index holds, and the
+/// part of the browser's history still to search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryLookup {
+    /// The entries the index holds for the page (raw URLs, each with its own visits).
+    pub known: Vec<HistoryItem>,
+    /// What of the browser's history is still to search (`chrome.history.search` with
+    /// [`variants_text`]).
+    pub search: EntrySearch,
+}
+
+/// The part of the browser's history a removal still searches for a page's raw entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntrySearch {
+    /// None: the index holds every entry.
+    Nothing,
+    /// The entries visited before this instant (ms since the Unix epoch): the index, still
+    /// being built, holds every entry last visited since then.
+    Before(i64),
+    /// The whole history: the index could not tell (not loaded, catching up, an excluded site,
+    /// or the worker did not answer).
+    All,
+}
+
+/// Reads the worker's answer to [`crate::messages::Request::Entries`] (`None`: the message
+/// failed): a whole answer needs no search; one from a build that reaches back to `since_ms`
+/// searches only before it; anything else searches the whole history, as without an index.
+pub fn entry_lookup(answer: Option<Response>) -> EntryLookup {
+    let (pages, search) = match answer {
+        Some(Response::Pages {
+            pages,
+            indexing: None,
+        }) => (pages, EntrySearch::Nothing),
+        Some(Response::Pages {
+            pages,
+            indexing: Some(progress),
+        }) => match progress.since_ms {
+            Some(since_ms) => (pages, EntrySearch::Before(since_ms)),
+            None => (Vec::new(), EntrySearch::All),
+        },
+        _ => (Vec::new(), EntrySearch::All),
+    };
+    let known = pages
+        .into_iter()
+        .map(|page| HistoryItem {
+            url: page.url,
+            title: page.title,
+            last_visit_ms: page.last_visit_ms,
+            visit_count: page.visit_count,
+        })
+        .collect();
+    EntryLookup { known, search }
 }
 
 /// The raw URLs to delete from the browser's history for the page `page_url` (a cleaned URL, as
@@ -229,6 +287,92 @@ mod tests {
             ]
         );
         assert!(was_in_history("https://blog.example.com/ctes", &items));
+    }
+
+    #[test]
+    fn the_index_s_answer_says_what_is_left_to_search() {
+        use crate::history::Page;
+        use crate::messages::IndexProgress;
+        let entry = Page {
+            url: "https://blog.example.com/ctes?utm_source=tw".to_owned(),
+            title: "CTEs".to_owned(),
+            last_visit_ms: 5,
+            visit_count: 2,
+        };
+        let progress = |since_ms| IndexProgress {
+            pages: 10,
+            since_ms,
+        };
+        let pages = |indexing| Response::Pages {
+            pages: vec![entry.clone()],
+            indexing,
+        };
+        let known = vec![HistoryItem {
+            url: entry.url.clone(),
+            title: entry.title.clone(),
+            last_visit_ms: 5,
+            visit_count: 2,
+        }];
+        let table = [
+            // A complete index: its entries, no search.
+            (Some(pages(None)), known.clone(), EntrySearch::Nothing),
+            // A build reaching back to 1,000: its entries and the browser's older ones.
+            (
+                Some(pages(Some(progress(Some(1_000))))),
+                known,
+                EntrySearch::Before(1_000),
+            ),
+            // The index cannot tell: the whole history, as without it.
+            (
+                Some(pages(Some(progress(None)))),
+                Vec::new(),
+                EntrySearch::All,
+            ),
+            (
+                Some(Response::Indexing {
+                    progress: progress(None),
+                }),
+                Vec::new(),
+                EntrySearch::All,
+            ),
+            (
+                Some(Response::Failed {
+                    message: "no".to_owned(),
+                }),
+                Vec::new(),
+                EntrySearch::All,
+            ),
+            (None, Vec::new(), EntrySearch::All),
+        ];
+        for (answer, known, search) in table {
+            let described = format!("{answer:?}");
+            assert_eq!(
+                entry_lookup(answer),
+                EntryLookup { known, search },
+                "{described}"
+            );
+        }
+    }
+
+    #[test]
+    fn entries_from_the_index_and_the_browser_are_deleted_once_each() {
+        let page = "https://blog.example.com/ctes";
+        // The index's entries first, then what the browser's search of older history found.
+        let items = [
+            item("https://blog.example.com/ctes?utm_source=tw"),
+            item("https://blog.example.com/ctes#old"),
+            item("https://blog.example.com/ctes?utm_source=tw"),
+            item("https://blog.example.com/other"),
+        ];
+        assert_eq!(
+            variants(page, &items),
+            [
+                page,
+                "https://blog.example.com/ctes?utm_source=tw",
+                "https://blog.example.com/ctes#old",
+            ]
+        );
+        assert!(was_in_history(page, &items));
     }
 
     #[test]

@@ -52,6 +52,7 @@
 //! read against the others.
 
 use crate::archive::{self, Removal};
+use crate::clean::clean_url;
 use crate::exclusions::Exclusions;
 use crate::history::{HistoryItem, RemovedVisits};
 use crate::index::{Hit, Index};
@@ -361,7 +362,7 @@ impl Host {
 
     /// Answers a page's request at `now_ms`.
     pub fn answer(&self, request: &Request, now_ms: i64) -> Reply {
-        let (index, coverage) = match &self.phase {
+        let live = match &self.phase {
             Phase::Cold => {
                 return Reply::Now(Response::Indexing {
                     progress: IndexProgress::default(),
@@ -369,9 +370,12 @@ impl Host {
             }
             Phase::Loading { .. } => return Reply::AfterLoad,
             Phase::Live {
-                index, coverage, ..
-            } => (index, coverage),
+                index,
+                coverage,
+                pending,
+            } => (index, coverage, pending),
         };
+        let (index, coverage, pending) = live;
         let progress = self.progress();
         // `None` when the index answers for the whole period.
         let partial = |start_ms: i64| match coverage {
@@ -407,6 +411,7 @@ impl Host {
                 index.search_keyword_in(keyword, sites, *start_ms, now_ms, *limit),
                 *start_ms,
             ),
+            Request::Entries { url } => self.entries(index, coverage, pending.is_some(), url),
             Request::KeptPages | Request::SetKeepForgotten { .. } | Request::ForgetKept => {
                 Response::Kept {
                     pages: index.kept_len(),
@@ -423,6 +428,37 @@ impl Host {
                 message: "Forgetting pages is a change of the index, not a question.".to_owned(),
             },
         })
+    }
+
+    /// The answer to [`Request::Entries`]: the raw entries the index holds for the page at `url`,
+    /// with how far back they are every entry Chrome has. A complete index with no read out holds
+    /// every entry (`indexing: None`); a build holds every entry last visited since its
+    /// `since_ms` (`Some`, the browser finds the older ones). The index cannot tell before its
+    /// first slice, while it catches up after a load (newer entries may be missing) or re-reads
+    /// the history, nor for an excluded site (its pages never enter): then
+    /// [`Response::Indexing`], and the browser is searched. A URL that is not a web page has no
+    /// entries.
+    fn entries(&self, index: &Index, coverage: &Coverage, reading: bool, url: &str) -> Response {
+        let progress = self.progress();
+        let Ok(page) = clean_url(url) else {
+            return Response::Pages {
+                pages: Vec::new(),
+                indexing: None,
+            };
+        };
+        let indexing = match coverage {
+            _ if self.exclusions.excludes(page.as_str()) => return Response::Indexing { progress },
+            Coverage::Complete if reading => return Response::Indexing { progress },
+            Coverage::Complete => None,
+            Coverage::Building(Build { since_ms: None, .. }) => {
+                return Response::Indexing { progress };
+            }
+            Coverage::Building(_) => Some(progress),
+        };
+        Response::Pages {
+            pages: index.entries_of(page.as_str()),
+            indexing,
+        }
     }
 
     /// How far the index has got: complete coverage reports the oldest instant possible.

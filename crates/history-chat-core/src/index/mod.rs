@@ -326,17 +326,10 @@ impl Index {
     /// stays: it is still that page's title).
     pub fn remove_urls(&mut self, raw_urls: &[String]) {
         for raw in raw_urls {
-            let Ok(url) = clean_url(raw) else {
+            let Some((id, doc, at)) = self.backing_of_mut(raw) else {
                 continue;
             };
-            let Some(&id) = self.by_url.get(url.as_str()) else {
-                continue;
-            };
-            let key = (raw.as_str() != url.as_str()).then_some(raw.as_str());
-            let Some(Some(doc)) = self.docs.get_mut(id as usize) else {
-                continue;
-            };
-            doc.backing.retain(|b| b.raw.as_deref() != key);
+            doc.backing.remove(at);
             if doc.backing.is_empty() {
                 self.remove_doc(id);
             } else {
@@ -377,8 +370,8 @@ impl Index {
     /// The newest visit the index knows of a raw history URL (as `onVisitRemoved` lists it), or
     /// `None` when no page holds that URL: what [`crate::archive::classify`] judges an expiry by.
     pub fn newest_visit_of(&self, raw_url: &str) -> Option<i64> {
-        let (_, backing) = self.backing_of(raw_url)?;
-        Some(backing.last_visit_ms)
+        self.backing_of(raw_url)
+            .map(|backing| backing.last_visit_ms)
     }
 
     /// Marks raw URLs as kept after Chrome forgot them ([`crate::archive::Removal::Expired`]): the
@@ -386,15 +379,8 @@ impl Index {
     /// hold are ignored.
     pub fn keep_urls(&mut self, raw_urls: &[String]) {
         for raw in raw_urls {
-            let Ok(url) = clean_url(raw) else {
-                continue;
-            };
-            let Some(&id) = self.by_url.get(url.as_str()) else {
-                continue;
-            };
-            let key = (raw.as_str() != url.as_str()).then_some(raw.as_str());
-            if let Some(Some(doc)) = self.docs.get_mut(id as usize)
-                && let Some(backing) = doc.backing.iter_mut().find(|b| b.raw.as_deref() == key)
+            if let Some((_, doc, at)) = self.backing_of_mut(raw)
+                && let Some(backing) = doc.backing.get_mut(at)
             {
                 backing.kept = true;
             }
@@ -448,17 +434,54 @@ impl Index {
         raw
     }
 
-    /// The page id and backing of a raw history URL.
-    fn backing_of(&self, raw_url: &str) -> Option<(u32, &Backing)> {
+    /// Where a raw history URL is backed: its page's id and the position of its [`Backing`] in
+    /// that page. The URL is cleaned to find the page, then matched against the page's raw URLs
+    /// as [`Index::merge_cleaned`] stored them (`None` for the cleaned URL itself). `None` when
+    /// the URL does not clean, no page has its cleaned URL, or the page has no such raw URL (a
+    /// variant Chrome never reported to the index).
+    fn locate(&self, raw_url: &str) -> Option<(u32, usize)> {
         let url = clean_url(raw_url).ok()?;
         let id = *self.by_url.get(url.as_str())?;
         let key = (raw_url != url.as_str()).then_some(raw_url);
-        let backing = self
+        let at = self
             .doc(id)?
             .backing
             .iter()
-            .find(|b| b.raw.as_deref() == key)?;
-        Some((id, backing))
+            .position(|b| b.raw.as_deref() == key)?;
+        Some((id, at))
+    }
+
+    /// The backing of a raw history URL ([`Index::locate`]).
+    fn backing_of(&self, raw_url: &str) -> Option<&Backing> {
+        let (id, at) = self.locate(raw_url)?;
+        self.doc(id)?.backing.get(at)
+    }
+
+    /// The page id, the page (to change) and the position of the backing of a raw history URL
+    /// ([`Index::locate`]); the position is in range of the page's `backing`.
+    fn backing_of_mut(&mut self, raw_url: &str) -> Option<(u32, &mut Doc, usize)> {
+        let (id, at) = self.locate(raw_url)?;
+        let doc = self.docs.get_mut(id as usize)?.as_mut()?;
+        Some((id, doc, at))
+    }
+
+    /// The raw history entries merged into the page at this cleaned URL that Chrome still holds
+    /// (kept ones left out), each as a [`Page`] with its raw URL, its own last visit and visit
+    /// count, and the page's title; empty when no page has that URL.
+    pub fn entries_of(&self, cleaned_url: &str) -> Vec<Page> {
+        let Some(doc) = self.by_url.get(cleaned_url).and_then(|&id| self.doc(id)) else {
+            return Vec::new();
+        };
+        doc.backing
+            .iter()
+            .filter(|b| !b.kept)
+            .map(|b| Page {
+                url: b.raw.as_deref().unwrap_or(&doc.url).to_owned(),
+                title: doc.title.to_string(),
+                last_visit_ms: b.last_visit_ms,
+                visit_count: b.visit_count,
+            })
+            .collect()
     }
 
     /// The page for a cleaned URL, if indexed.

@@ -843,3 +843,60 @@ fn kept_urls_are_marked_per_history_url_and_survive_a_save() {
     assert_eq!((a.last_visit_ms, a.visit_count), (NOW - DAY_MS, 2));
     assert_eq!(index.kept_len(), 0);
 }
+
+/// `newest_visit_of`, `keep_urls` and `remove_urls` find a raw URL the same way: cleaned to its
+/// page, then matched against the raw URLs merged into it. A URL that cleans to a held page but
+/// was never one of its raw URLs is not held, whichever of the three asks.
+#[test]
+fn one_lookup_finds_a_raw_url_for_reading_keeping_and_removing() {
+    let tracked = "https://a.example/page?utm_source=mail";
+    let build = || {
+        Index::build([
+            item(tracked, "Page A", 100, 1),
+            item("https://a.example/page", "Page A", 1, 2),
+        ])
+    };
+    // (raw URL, its newest visit, the page's last visit and visit count once the URL is removed:
+    // the page stays while the other URL backs it)
+    let cases: [(&str, Option<i64>, (i64, u32)); 6] = [
+        (tracked, Some(NOW - 100 * DAY_MS), (NOW - DAY_MS, 2)),
+        (
+            "https://a.example/page",
+            Some(NOW - DAY_MS),
+            (NOW - 100 * DAY_MS, 1),
+        ),
+        // Cleans to the page, but Chrome never listed this variant: nothing changes.
+        (
+            "https://a.example/page?utm_medium=x",
+            None,
+            (NOW - DAY_MS, 3),
+        ),
+        ("https://a.example/page#top", None, (NOW - DAY_MS, 3)),
+        ("https://b.example/", None, (NOW - DAY_MS, 3)),
+        ("not a url", None, (NOW - DAY_MS, 3)),
+    ];
+    for (raw, newest, after_removal) in cases {
+        let index = build();
+        assert_eq!(index.newest_visit_of(raw), newest, "{raw}");
+
+        let mut kept = build();
+        kept.keep_urls(&[raw.to_owned()]);
+        let marked = kept.kept_urls();
+        let expected: &[&str] = if newest.is_some() {
+            &["https://a.example/page"]
+        } else {
+            &[]
+        };
+        assert_eq!(marked, expected, "{raw}: kept");
+
+        let mut removed = build();
+        removed.remove_urls(&[raw.to_owned()]);
+        let page = removed.page("https://a.example/page");
+        assert_eq!(
+            page.map(|p| (p.last_visit_ms, p.visit_count)),
+            Some(after_removal),
+            "{raw}: removed"
+        );
+        assert_eq!(find(&removed, "page"), ["https://a.example/page"], "{raw}");
+    }
+}

@@ -1124,3 +1124,87 @@ fn a_rebuild_from_scratch_loses_the_kept_pages() {
     assert!(!sim.finds("ancient", OLD));
     assert_eq!(kept(&sim), 0);
 }
+
+/// The raw entries the host gives for a page's removal, sorted; `None` when it cannot tell them.
+fn entries(sim: &Sim, url: &str) -> Option<(Vec<String>, Option<IndexProgress>)> {
+    match sim.ask(Request::Entries {
+        url: url.to_owned(),
+    }) {
+        Reply::Now(Response::Pages { pages, indexing }) => {
+            let mut urls = urls(&pages);
+            urls.sort();
+            Some((urls, indexing))
+        }
+        Reply::Now(Response::Indexing { .. }) | Reply::AfterLoad => None,
+        other => panic!("no entries for {url}: {other:?}"),
+    }
+}
+
+#[test]
+fn a_page_s_raw_entries_come_from_a_complete_index_without_a_search() {
+    let tracked = "https://cuisine.example/creme-brulee?utm_source=newsletter";
+    // A variant visited long before the page's last visit: no time span around it would find it.
+    let old_variant = "https://cuisine.example/creme-brulee#etape-2";
+    let mut browser = history();
+    browser.push(item(tracked, "Crème brûlée facile", HOUR_MS));
+    browser.push(item(old_variant, "Crème brûlée", 80 * DAY_MS));
+    let mut sim = Sim::built(browser);
+    let mut expected = vec![CREME.to_owned(), tracked.to_owned(), old_variant.to_owned()];
+    expected.sort();
+    assert_eq!(entries(&sim, CREME), Some((expected.clone(), None)));
+    // A raw URL is cleaned first; an unknown page has no entries; what is not a web page, none.
+    assert_eq!(entries(&sim, tracked), Some((expected, None)));
+    assert_eq!(
+        entries(&sim, "https://nowhere.example/"),
+        Some((Vec::new(), None))
+    );
+    assert_eq!(
+        entries(&sim, "javascript:alert(1)"),
+        Some((Vec::new(), None))
+    );
+    // A new variant visited now is among them at once.
+    let fresh = "https://cuisine.example/creme-brulee?utm_medium=social";
+    sim.feed(Event::Visited(item(fresh, "Crème brûlée facile", 0)));
+    assert!(entries(&sim, CREME).unwrap().0.contains(&fresh.to_owned()));
+    // Entries only History Chat keeps (Chrome forgot them) are not Chrome's to delete.
+    let mut sim = built_with(Some(true));
+    chrome_removes(&mut sim, &[OLD]);
+    assert!(sim.host.index().unwrap().is_kept(OLD));
+    assert_eq!(entries(&sim, OLD), Some((Vec::new(), None)));
+}
+
+#[test]
+fn while_the_index_cannot_tell_every_entry_the_browser_is_searched() {
+    // Cold, and loading: no answer of entries.
+    let mut sim = Sim::new(history());
+    assert_eq!(entries(&sim, CREME), None);
+    sim.feed(Event::Need);
+    assert_eq!(entries(&sim, CREME), None, "loading");
+    // A build before its first slice cannot tell; after it, every entry visited since the slice's
+    // start is known, and the browser finds the older ones.
+    sim.give_snapshot(None);
+    assert_eq!(entries(&sim, CREME), None, "no slice in yet");
+    sim.serve_next();
+    let (known, indexing) = entries(&sim, CREME).unwrap();
+    assert_eq!(known, [CREME]);
+    let since = indexing.and_then(|progress| progress.since_ms);
+    assert!(
+        since.is_some_and(|since| since <= NOW - 2 * HOUR_MS),
+        "{since:?}"
+    );
+    let (known, indexing) = entries(&sim, CTE).unwrap();
+    assert!(known.is_empty() && indexing.is_some(), "not reached yet");
+    // A loaded snapshot catching up may miss newer entries.
+    let sim = Sim::built(history());
+    let stored = sim.stored.clone();
+    let mut sim = sim.restart();
+    sim.feed(Event::Need);
+    sim.give_snapshot(stored);
+    assert!(!sim.reads.is_empty(), "catching up");
+    assert_eq!(entries(&sim, CREME), None, "catching up");
+    sim.serve_all();
+    assert_eq!(entries(&sim, CREME), Some((vec![CREME.to_owned()], None)));
+    // An excluded site's pages never enter the index: the browser knows its entries.
+    sim.feed(exclusions("cuisine.example"));
+    assert_eq!(entries(&sim, CREME), None, "excluded");
+}
