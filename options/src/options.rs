@@ -64,8 +64,8 @@ impl Choice {
         Choice {
             group,
             value,
-            label: label.into(),
-            description: description.into(),
+            label,
+            description,
         }
     }
 }
