@@ -20,6 +20,11 @@ chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   return true; // the answer comes asynchronously
 });
 
+// A popup's `ask` port: how the AI search the worker runs goes (it outlives the popup).
+chrome.runtime.onConnect.addListener((port) => {
+  ready.then(() => worker.on_connect(port)).catch(report('following a search'));
+});
+
 chrome.history.onVisited.addListener((item) => {
   ready.then(() => worker.on_visited(item)).catch(report('indexing a visit'));
 });

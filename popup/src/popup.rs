@@ -1,19 +1,24 @@
 //! The toolbar popup: search box, period, and the conversation (newest turn first). Without a key
-//! it searches locally; with a Gemini key it runs the AI pipeline, with progress and a cancel button.
+//! it searches locally; with a Gemini key the service worker runs the AI search (it outlives the
+//! popup) and every open popup shows its progress, with a cancel button; on-device AI runs here.
 
-use history_chat_bindings::gemini::GeminiModel;
 use history_chat_bindings::history::{ChromeHistory, IndexedHistory};
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::{ask_worker, ask_worker_within};
 use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{
-    ChromeError, clipboard, history, nonce, now_ms, permissions, runtime, storage, tabs,
+    ChromeError, clipboard, history, nonce, now_ms, permissions, ports, runtime, storage, tabs,
 };
 use history_chat_core::ai::model::LanguageModel;
 use history_chat_core::ai::pipeline::{AiInput, Notice, ai_search};
-use history_chat_core::ai::provider::{Availability, Choice, Engine, Provider, choose, engine_for};
+use history_chat_core::ai::provider::{
+    Availability, Choice, Engine, Fallback, Provider, choose, engine_for,
+};
 use history_chat_core::archive;
-use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, turn_key};
+use history_chat_core::ask::{AskReply, AskUpdate, Busy, RunningAsk};
+use history_chat_core::conversation::{
+    StoredTurn, Turn, TurnError, TurnNote, key_time_ms, turn_key,
+};
 use history_chat_core::display::{
     FAVICON_SIZE, display_title, favicon_url, readable_url, relative_time,
 };
@@ -90,6 +95,10 @@ struct Rows {
     search_box: NodeRef<Input>,
 }
 
+/// "Retry" of an interrupted search: asks the question again in its period.
+#[derive(Clone, Copy)]
+struct Retry(Callback<(String, Period)>);
+
 /// Where site icons come from (`chrome-extension://<id>/_favicon/`), once the optional `favicon`
 /// permission is known to be granted; `None`: rows show the placeholder.
 #[derive(Clone, Copy)]
@@ -105,6 +114,11 @@ pub fn Popup() -> impl IntoView {
     let busy = RwSignal::new(false);
     let status = RwSignal::new(String::new());
     let running = StoredValue::new(None::<Cancel>);
+    // The AI search the worker runs (whichever popup asked), and whether the worker said yet.
+    let worker_ask = RwSignal::new(None::<RunningAsk>);
+    let ask_known = RwSignal::new(false);
+    // The key of the worker's search this popup asked, so its question box is cleared when done.
+    let asked_here = StoredValue::new(None::<String>);
     let live = RwSignal::new(None::<LiveAnswer>);
     let live_seq = StoredValue::new(0_u64);
     let availability = RwSignal::new(None::<Availability>);
@@ -149,6 +163,84 @@ pub fn Popup() -> impl IntoView {
     spawn_local(follow_indexing(indexing));
     let understanding = RwSignal::new(None::<SemanticProgress>);
     spawn_local(follow_understanding(understanding));
+    let finish_turn = move |stored: StoredTurn, save_failed: Option<String>| {
+        let mut stored = stored;
+        // Pages removed from history while the search ran are neither shown nor stored.
+        removed.with_untracked(|gone| stored.turn.drop_pages(gone));
+        status.set(match (&stored.turn.error, stored.turn.ai.is_some()) {
+            (Some(_), false) => String::new(),
+            _ => outcome_message(
+                &stored.turn.question,
+                stored.turn.period,
+                stored.turn.results.len(),
+            ),
+        });
+        let problem = stored.turn.mode == Engine::Gemini
+            && stored
+                .turn
+                .error
+                .as_ref()
+                .is_some_and(TurnError::is_settings_problem);
+        if let Some(error) = &stored.turn.error {
+            set_alert.set(Some(AlertMessage {
+                text: error.message(stored.turn.mode),
+                offer_options: problem,
+            }));
+        }
+        if asked_here.get_value().as_deref() == Some(stored.key.as_str()) {
+            question.set(String::new());
+            asked_here.set_value(None);
+        }
+        turns.update(|turns| {
+            // Replaces the early answer, if one was shown.
+            turns.retain(|shown| shown.key != stored.key);
+            turns.insert(0, stored);
+        });
+        if let Some(error) = save_failed {
+            set_alert.set(AlertMessage::new(t!("popup_save_failed", error)));
+        }
+    };
+    spawn_local(ports::follow_asks(
+        move |update| {
+            ask_known.set(true);
+            match update {
+                AskUpdate::Running(ask) => {
+                    live_seq.update_value(|seq| *seq += 1);
+                    live.set(None);
+                    busy.set(true);
+                    status.set(ask.status());
+                    worker_ask.set(Some(ask));
+                }
+                AskUpdate::Finished {
+                    key,
+                    turn,
+                    save_failed,
+                } => {
+                    worker_ask.set(None);
+                    busy.set(false);
+                    finish_turn(StoredTurn { key, turn }, save_failed);
+                }
+                AskUpdate::Idle => {
+                    if worker_ask.get_untracked().is_some() {
+                        worker_ask.set(None);
+                        busy.set(false);
+                    }
+                }
+            }
+        },
+        move || {
+            // The browser stopped the worker mid-search: the search is gone; its turn says so
+            // (the next worker marks the stored one the same way).
+            if let Some(ask) = worker_ask.get_untracked() {
+                worker_ask.set(None);
+                busy.set(false);
+                let at_ms = key_time_ms(&ask.key).unwrap_or_else(now_ms);
+                let turn =
+                    Turn::started(at_ms, &ask.question, ask.period, ask.engine).interrupted();
+                finish_turn(StoredTurn { key: ask.key, turn }, None);
+            }
+        },
+    ));
     spawn_local(async move {
         let loaded = storage::load_settings().await.unwrap_or_default();
         period.set(loaded.default_period.offered(loaded.keep_forgotten));
@@ -169,13 +261,17 @@ pub fn Popup() -> impl IntoView {
         settings.set(loaded);
     });
 
-    let on_submit = move |event: SubmitEvent| {
-        event.prevent_default();
+    let submit = move |asked: String, period: Period| {
         if busy.get_untracked() {
+            if let Some(ask) = worker_ask.get_untracked() {
+                // One search at a time: say so rather than ignore the question.
+                let busy = Busy {
+                    question: ask.question,
+                };
+                set_alert.set(AlertMessage::new(busy.message()));
+            }
             return;
         }
-        let asked = question.get_untracked();
-        let period = period.get_untracked();
         let known = settings.get_untracked();
         let cancel = Cancel::new();
         running.set_value(Some(cancel.clone()));
@@ -197,7 +293,7 @@ pub fn Popup() -> impl IntoView {
             let Choice { engine, fallback } =
                 choose(current.provider, current.has_api_key(), known_availability);
             let engine = engine_for(&asked, engine);
-            let (mut stored, problem) = match engine {
+            let mut stored = match engine {
                 Engine::Local => {
                     // While the index is incomplete, what it found is shown at once and the
                     // browser's search fills in after.
@@ -209,11 +305,52 @@ pub fn Popup() -> impl IntoView {
                             turns.insert(0, early);
                         });
                     };
-                    (ask_locally(asked, period, early).await, false)
+                    ask_locally(asked, period, early).await
                 }
                 Engine::Gemini => {
-                    let model = GeminiModel::new(current.api_key(), cancel);
-                    ask_ai(&model, Engine::Gemini, asked, period, &current, status).await
+                    // The worker runs it, so that it outlives this popup; how it goes and its
+                    // answer come over the `ask` port.
+                    let request = Request::Ask {
+                        question: asked.clone(),
+                        period,
+                    };
+                    match ask_worker(&request).await {
+                        Ok(Response::Asked {
+                            reply: AskReply::Started { key },
+                        }) => {
+                            asked_here.set_value(Some(key));
+                            running.set_value(None);
+                            return;
+                        }
+                        Ok(Response::Asked {
+                            reply: AskReply::Busy(refused),
+                        }) => {
+                            set_alert.set(AlertMessage::new(refused.message()));
+                            running.set_value(None);
+                            status.set(String::new());
+                            busy.set(worker_ask.get_untracked().is_some());
+                            return;
+                        }
+                        // The key went since this popup read the settings: as without one.
+                        Ok(Response::Asked {
+                            reply: AskReply::NotHosted,
+                        }) => {
+                            let mut local = ask_locally(asked, period, |_| ()).await;
+                            local.turn.note = Some(TurnNote::Fallback(Fallback::NoApiKey));
+                            local
+                        }
+                        other => {
+                            let error = match other {
+                                Err(error) => error.to_string(),
+                                Ok(response) => format!("{response:?}"),
+                            };
+                            set_alert.set(AlertMessage::new(t!("popup_ask_failed", error)));
+                            running.set_value(None);
+                            status.set(String::new());
+                            busy.set(false);
+                            return;
+                        }
+                    }
                 }
                 Engine::OnDevice => {
                     let model = device.get_value();
@@ -224,7 +361,7 @@ pub fn Popup() -> impl IntoView {
                     match prepared {
                         Ok(()) => {
                             let search = model.for_search(cancel);
-                            let (stored, problem) =
+                            let stored =
                                 ask_ai(&search, Engine::OnDevice, asked, period, &current, status)
                                     .await;
                             if stored.turn.model_unavailable() {
@@ -232,14 +369,14 @@ pub fn Popup() -> impl IntoView {
                                 model.close();
                                 availability.set(Some(on_device::availability().await));
                             }
-                            (stored, problem)
+                            stored
                         }
                         Err(failure) => {
                             model.close();
                             availability.set(Some(on_device::availability().await));
                             let mut local = ask_locally(asked, period, |_| ()).await;
                             local.turn.note = Some(TurnNote::OnDeviceFailed { failure });
-                            (local, false)
+                            local
                         }
                     }
                 }
@@ -247,38 +384,40 @@ pub fn Popup() -> impl IntoView {
             if stored.turn.note.is_none() {
                 stored.turn.note = fallback.map(TurnNote::Fallback);
             }
-            // Pages removed from history while the search ran are neither shown nor stored.
             removed.with_untracked(|gone| stored.turn.drop_pages(gone));
-            status.set(match (&stored.turn.error, stored.turn.ai.is_some()) {
-                (Some(_), false) => String::new(),
-                _ => outcome_message(&stored.turn.question, period, stored.turn.results.len()),
-            });
-            if let Some(error) = &stored.turn.error {
-                set_alert.set(Some(AlertMessage {
-                    text: error.message(stored.turn.mode),
-                    offer_options: problem,
-                }));
-            }
             let mut saved = storage::save_turn(&stored.key, &stored.turn).await;
             if removed.with_untracked(|gone| stored.turn.drop_pages(gone)) {
                 // A page was removed while the answer was being written: write it again without.
                 saved = storage::save_turn(&stored.key, &stored.turn).await;
             }
-            turns.update(|turns| {
-                // Replaces the early answer, if one was shown.
-                turns.retain(|shown| shown.key != stored.key);
-                turns.insert(0, stored);
-            });
             question.set(String::new());
             running.set_value(None);
             busy.set(false);
-            if let Err(error) = saved {
-                set_alert.set(AlertMessage::new(t!("popup_save_failed", error)));
-            }
+            finish_turn(stored, saved.err().map(|error| error.to_string()));
         });
     };
+    let on_submit = move |event: SubmitEvent| {
+        event.prevent_default();
+        submit(question.get_untracked(), period.get_untracked());
+    };
+    // "Retry" of an interrupted search: the same question and period, asked again.
+    provide_context(Retry(Callback::new(
+        move |(asked, again): (String, Period)| {
+            question.set(asked.clone());
+            period.set(again);
+            submit(asked, again);
+        },
+    )));
     let cancel = move |_| {
-        if let Some(cancel) = running.get_value() {
+        if let Some(ask) = worker_ask.get_untracked() {
+            status.set(t!("popup_status_cancelling"));
+            spawn_local(async move {
+                let request = Request::CancelAsk { key: Some(ask.key) };
+                if let Err(error) = ask_worker(&request).await {
+                    set_alert.set(AlertMessage::new(t!("popup_ask_failed", error)));
+                }
+            });
+        } else if let Some(cancel) = running.get_value() {
             cancel.cancel();
             status.set(t!("popup_status_cancelling"));
         }
@@ -365,6 +504,26 @@ pub fn Popup() -> impl IntoView {
             }
             download.set(None);
         });
+    };
+
+    // A turn stored as running is the worker's search: shown by the status line while it runs
+    // (and hidden until the worker has said), as interrupted once the worker says it is not.
+    let shown_turns = move || {
+        let live_key = worker_ask.with(|ask| ask.as_ref().map(|ask| ask.key.clone()));
+        let known = ask_known.get();
+        turns.with(|turns| {
+            turns
+                .iter()
+                .filter(|stored| {
+                    !stored.turn.running
+                        || (known && live_key.as_deref() != Some(stored.key.as_str()))
+                })
+                .map(|stored| StoredTurn {
+                    key: stored.key.clone(),
+                    turn: stored.turn.clone().interrupted(),
+                })
+                .collect::<Vec<_>>()
+        })
     };
 
     view! {
@@ -494,7 +653,7 @@ pub fn Popup() -> impl IntoView {
                     <p class="hint">{move || hint(choice().engine)}</p>
                     <p class="hint device">{device_note}</p>
                 </Show>
-                <For each=move || turns.get() key=view_key children=|stored| view! { <TurnView turn=stored.turn/> }/>
+                <For each=shown_turns key=view_key children=|stored| view! { <TurnView turn=stored.turn/> }/>
             </section>
         </main>
     }
@@ -646,7 +805,9 @@ async fn index_search(query: &str, start_ms: i64) -> IndexAnswer {
             | Response::Understood { .. }
             | Response::Semantic { .. }
             | Response::Forgotten { .. }
-            | Response::Kept { .. },
+            | Response::Kept { .. }
+            | Response::Asked { .. }
+            | Response::Cancelling { .. },
         )
         | None => IndexAnswer::Partial(Vec::new(), IndexProgress::default()),
     }
@@ -796,8 +957,8 @@ async fn ask_locally(question: String, period: Period, early: impl Fn(StoredTurn
     StoredTurn { key, turn }
 }
 
-/// Runs the AI pipeline with `model`, reporting each step in `status`. Also says whether the
-/// failure (if any) is fixed in the options page.
+/// Runs the AI pipeline with `model` in this page (the on-device engine), reporting each step in
+/// `status`.
 async fn ask_ai(
     model: &impl LanguageModel,
     engine: Engine,
@@ -805,7 +966,7 @@ async fn ask_ai(
     period: Period,
     settings: &Settings,
     status: RwSignal<String>,
-) -> (StoredTurn, bool) {
+) -> StoredTurn {
     let at_ms = now_ms();
     let (model_name, fallback_model) = settings.models_for(engine);
     let input = AiInput {
@@ -821,19 +982,11 @@ async fn ask_ai(
         status.set(progress.message(engine))
     })
     .await;
-    let settings_problem = engine == Engine::Gemini
-        && answer
-            .failure
-            .as_ref()
-            .is_some_and(|failure| failure.is_settings_problem());
     let turn = Turn::from_ai(at_ms, &question, period, engine, settings.depth, answer);
-    (
-        StoredTurn {
-            key: turn_key(at_ms, nonce()),
-            turn,
-        },
-        settings_problem,
-    )
+    StoredTurn {
+        key: turn_key(at_ms, nonce()),
+        turn,
+    }
 }
 
 /// The matches for what is being typed.
@@ -892,6 +1045,15 @@ fn TurnView(turn: Turn) -> impl IntoView {
         .error
         .as_ref()
         .map(|error| view! { <p class="notice error">{error.message(turn.mode)}</p> });
+    let retry = turn.was_interrupted().then(|| {
+        let Retry(retry) = expect_context::<Retry>();
+        let again = (turn.question.clone(), turn.period);
+        view! {
+            <button type="button" class="link" on:click=move |_| retry.run(again.clone())>
+                {t!("popup_retry")}
+            </button>
+        }
+    });
     let note = turn
         .note
         .as_ref()
@@ -914,6 +1076,7 @@ fn TurnView(turn: Turn) -> impl IntoView {
             <p class="question">{asked}</p>
             <p class="meta">{meta}</p>
             {error}
+            {retry}
             {note}
             {notices.into_iter().map(|notice| view! { <p class="notice">{notice}</p> }).collect_view()}
             {answer}

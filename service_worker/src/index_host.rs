@@ -147,6 +147,7 @@ pub fn forget(urls: Vec<String>) -> Response {
         })
     });
     feed(Event::Forget(pages.clone()));
+    crate::ask_host::removed(&pages);
     if !pages.is_empty() {
         semantic_host::removed(Removal::Urls(pages));
     }

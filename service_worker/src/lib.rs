@@ -8,8 +8,10 @@
 //! pages through [`history_chat_core::messages`]. Beside it, the semantic index ([`semantic_host`],
 //! glue around the core's `semantic::host`) follows the lexical one's pages and has them
 //! understood by the on-device model, hosted by an offscreen document. The address-bar keyword
-//! ([`omnibox`]) suggests the lexical index's pages as the user types after `hc`.
+//! ([`omnibox`]) suggests the lexical index's pages as the user types after `hc`. Gemini searches
+//! run here too ([`ask_host`]), so that closing the popup does not end them.
 
+mod ask_host;
 mod index_host;
 mod omnibox;
 mod semantic_host;
@@ -25,8 +27,15 @@ use wasm_bindgen::prelude::*;
 pub fn start() {
     console_error_panic_hook::set_once();
     history_chat_bindings::i18n::install();
+    ask_host::start();
     semantic_host::start();
     index_host::start();
+}
+
+/// `chrome.runtime.onConnect`: a popup's `ask` port, which hears how the AI search goes.
+#[wasm_bindgen]
+pub async fn on_connect(port: JsValue) {
+    ask_host::connected(port).await;
 }
 
 /// `chrome.storage.onChanged` for the synced settings: applies the excluded sites at once (their
@@ -61,6 +70,8 @@ pub async fn on_message(message: JsValue) -> JsValue {
         Ok(Request::Forget { urls }) => index_host::forget(urls),
         Ok(Request::SetKeepForgotten { enabled }) => index_host::set_keep_forgotten(enabled).await,
         Ok(Request::ForgetKept) => index_host::forget_kept().await,
+        Ok(Request::Ask { question, period }) => ask_host::ask(question, period).await,
+        Ok(Request::CancelAsk { key }) => ask_host::cancel(key),
         Ok(request) => index_host::answer(request).await,
         Err(error) => Response::Failed {
             message: t!("worker_bad_request", error),

@@ -170,24 +170,52 @@ async fn browser_search(
 /// relevance order, one [`Request::Keyword`] per keyword). When the worker cannot give the whole
 /// answer — its index is still being built and does not reach back to the period's start yet
 /// (`indexing: Some`), it answers anything else, or the message fails — the browser's own search
-/// ([`ChromeHistory`], with this source's excluded sites) answers instead. The excluded sites' pages are left out of the worker's
-/// answer too (the worker leaves them out already; this holds even if the worker has not yet
-/// heard of a change just made in the options page).
+/// ([`ChromeHistory`], with this source's excluded sites) answers instead. The excluded sites'
+/// pages are left out of the worker's answer too (the worker leaves them out already; this holds
+/// even if the worker has not yet heard of a change just made in the options page).
+///
+/// A page asks the worker over a message ([`WorkerMessages`]); the worker itself gives its own
+/// index ([`IndexedHistory::answered_by`]).
 #[derive(Debug, Clone, Default)]
-pub struct IndexedHistory {
+pub struct IndexedHistory<A = WorkerMessages> {
     excluded: Exclusions,
+    index: A,
 }
 
-impl IndexedHistory {
-    /// The source, leaving out `excluded` (the settings' [`Settings::exclusions`]).
-    ///
-    /// [`Settings::exclusions`]: history_chat_core::settings::Settings::exclusions
-    pub fn new(excluded: Exclusions) -> IndexedHistory {
-        IndexedHistory { excluded }
+/// Who answers an [`IndexedHistory`]'s requests.
+pub trait IndexAnswers {
+    /// The index's answer to `request`.
+    fn answer(&self, request: Request) -> impl Future<Output = Result<Response, ChromeError>>;
+}
+
+/// The worker's index, asked from a page (`chrome.runtime.sendMessage`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WorkerMessages;
+
+impl IndexAnswers for WorkerMessages {
+    async fn answer(&self, request: Request) -> Result<Response, ChromeError> {
+        ask_worker(&request).await
     }
 }
 
-impl PageSource for IndexedHistory {
+impl IndexedHistory {
+    /// The source, asked from a page, leaving out `excluded` (the settings'
+    /// [`Settings::exclusions`]).
+    ///
+    /// [`Settings::exclusions`]: history_chat_core::settings::Settings::exclusions
+    pub fn new(excluded: Exclusions) -> IndexedHistory {
+        IndexedHistory::answered_by(excluded, WorkerMessages)
+    }
+}
+
+impl<A: IndexAnswers> IndexedHistory<A> {
+    /// The source with `index` answering, leaving out `excluded`.
+    pub fn answered_by(excluded: Exclusions, index: A) -> IndexedHistory<A> {
+        IndexedHistory { excluded, index }
+    }
+}
+
+impl<A: IndexAnswers> PageSource for IndexedHistory<A> {
     type Error = ChromeError;
 
     async fn pages(&self, query: &PageQuery) -> Result<Vec<Page>, ChromeError> {
@@ -197,7 +225,7 @@ impl PageSource for IndexedHistory {
             start_ms: query.start_ms,
             limit: query.limit,
         };
-        match ask_worker(&request).await {
+        match self.index.answer(request).await {
             Ok(Response::Pages {
                 mut pages,
                 indexing: None,

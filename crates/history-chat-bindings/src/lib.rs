@@ -21,6 +21,7 @@ pub mod messages;
 pub mod omnibox;
 pub mod on_device;
 pub mod permissions;
+pub mod ports;
 pub mod runtime;
 pub mod storage;
 pub mod tabs;

@@ -109,12 +109,22 @@ pub async fn save_turn(key: &str, turn: &Turn) -> Result<(), ChromeError> {
         .map(drop)
 }
 
+/// Marks every turn still stored as running as interrupted ([`conversation::interrupted`]), in one
+/// write: called by a service worker that starts, since no search outlives the worker that ran it.
+pub async fn mark_interrupted() -> Result<(), ChromeError> {
+    write_turns(conversation::interrupted(local_items().await?)).await
+}
+
 /// Removes from the stored conversation the pages just deleted from the browser's history
 /// (`chrome.history.onVisitRemoved`'s `removed`): reads every stored item, lets the core say which
 /// turns to rewrite ([`conversation::forget_removed`]), and writes those in one call (nothing when
 /// no turn showed a removed page).
 pub async fn forget_in_conversation(removed: &RemovedVisits) -> Result<(), ChromeError> {
-    let rewrites = conversation::forget_removed(local_items().await?, removed);
+    write_turns(conversation::forget_removed(local_items().await?, removed)).await
+}
+
+/// Writes `rewrites` in one call (nothing when there is none).
+async fn write_turns(rewrites: Vec<conversation::StoredTurn>) -> Result<(), ChromeError> {
     if rewrites.is_empty() {
         return Ok(());
     }

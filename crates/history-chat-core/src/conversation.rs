@@ -77,6 +77,9 @@ pub enum TurnError {
     },
     /// The user cancelled; the turn holds what was found until then.
     Cancelled,
+    /// The search stopped before it ended: the browser stopped the extension's worker while it
+    /// ran ([`interrupted`]). The user can ask again.
+    Interrupted,
     /// A sentence stored by an earlier version, shown as it is.
     #[serde(untagged)]
     Worded(String),
@@ -90,6 +93,7 @@ impl TurnError {
             TurnError::HistoryUnreadable { detail } => t!("turn_history_unreadable", detail),
             TurnError::Model { failure } => failure.user_message(engine),
             TurnError::Cancelled => t!("failure_cancelled"),
+            TurnError::Interrupted => t!("failure_interrupted"),
             TurnError::Worded(text) => text.clone(),
         }
     }
@@ -184,9 +188,46 @@ pub struct Turn {
         deserialize_with = "or_default"
     )]
     pub ai: Option<AiDetails>,
+    /// The search is still running (the service worker writes this first, and the answer over it
+    /// when the search ends). Found still set when no search runs, it was interrupted.
+    #[serde(
+        default,
+        skip_serializing_if = "is_false",
+        deserialize_with = "or_default"
+    )]
+    pub running: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
 }
 
 impl Turn {
+    /// The turn a search writes when it starts, so that a search the browser stops leaves a turn
+    /// that says so ([`interrupted`]) instead of nothing.
+    pub fn started(at_ms: i64, question: &str, period: Period, mode: Engine) -> Turn {
+        Turn {
+            mode,
+            running: true,
+            ..Turn::local(at_ms, question, period, Ok(Vec::new()))
+        }
+    }
+
+    /// This turn as it reads once its search is known to be dead: not running, and saying it was
+    /// interrupted (a turn that had ended is returned as it is).
+    pub fn interrupted(mut self) -> Turn {
+        if self.running {
+            self.running = false;
+            self.error = Some(TurnError::Interrupted);
+        }
+        self
+    }
+
+    /// Whether this turn's search was interrupted, so that the same question can be asked again.
+    pub fn was_interrupted(&self) -> bool {
+        self.error == Some(TurnError::Interrupted)
+    }
+
     /// Whether the model itself was unavailable (on-device: session gone, model removed): the host
     /// should start a new session before the next question.
     pub fn model_unavailable(&self) -> bool {
@@ -213,6 +254,7 @@ impl Turn {
             error,
             note: None,
             ai: None,
+            running: false,
         }
     }
 
@@ -249,6 +291,7 @@ impl Turn {
                 usage: answer.usage,
                 cancelled: answer.cancelled,
             }),
+            running: false,
         }
     }
 }
@@ -328,6 +371,23 @@ pub fn load(
         }
     }
     loaded
+}
+
+/// The turns to write back when the service worker starts: every stored turn still marked
+/// running, as [`Turn::interrupted`]. No search outlives the worker that ran it, so a turn found
+/// running when a worker starts was left by one the browser stopped.
+pub fn interrupted(entries: impl IntoIterator<Item = (String, Value)>) -> Vec<StoredTurn> {
+    entries
+        .into_iter()
+        .filter(|(key, _)| key_time_ms(key).is_some())
+        .filter_map(|(key, value)| {
+            let turn = serde_json::from_value::<Turn>(value).ok()?;
+            turn.running.then(|| StoredTurn {
+                key,
+                turn: turn.interrupted(),
+            })
+        })
+        .collect()
 }
 
 /// What to write back after pages were deleted from the browser's history

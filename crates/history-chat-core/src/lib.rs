@@ -46,6 +46,7 @@ pub mod i18n;
 pub mod ai;
 pub mod api_key;
 pub mod archive;
+pub mod ask;
 pub mod clean;
 pub mod conversation;
 pub mod display;

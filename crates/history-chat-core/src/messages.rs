@@ -3,9 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ask::AskReply;
 use crate::display::relative_time;
 use crate::history::Page;
 use crate::i18n::{number, plural};
+use crate::period::Period;
 use crate::semantic::{SemanticProgress, SemanticStatus, UnavailableReason, Words};
 use crate::site_filter::SiteFilter;
 
@@ -114,6 +116,21 @@ pub enum Request {
     /// The options page's "Forget kept pages": every page kept after Chrome forgot it leaves the
     /// index, topic search and the conversation. Answered with [`Response::Kept`].
     ForgetKept,
+    /// A popup's AI question: the worker runs the search ([`crate::ask`]), so that it outlives the
+    /// popup. Answered with [`Response::Asked`] at once; progress and the answer come over the
+    /// `ask` port as [`crate::ask::AskUpdate`]s.
+    Ask {
+        /// The question as typed.
+        question: String,
+        /// The period to search.
+        period: Period,
+    },
+    /// Cancel the running AI search (from any popup). Answered with [`Response::Cancelling`].
+    CancelAsk {
+        /// The search's key, as the popup knows it; `None`: whatever runs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+    },
 }
 
 /// The service worker's answer.
@@ -175,6 +192,16 @@ pub enum Response {
     Kept {
         /// Pages only History Chat has.
         pages: usize,
+    },
+    /// [`Request::Ask`]: started, refused, or not the worker's to run.
+    Asked {
+        /// What happened to the question.
+        reply: AskReply,
+    },
+    /// [`Request::CancelAsk`]: whether a search was running and now winds down.
+    Cancelling {
+        /// A search was running, and is cancelled.
+        cancelled: bool,
     },
 }
 

@@ -73,9 +73,10 @@ export async function openPopupMeasured(ext, { file = 'popup.html', timeout = TI
 /**
  * Open the popup for driving it. Waits for the search box and the conversation section to be
  * there, for the search box to be focused (up to 3 s; focus itself is asserted by its own test,
- * so a focus bug does not fail every other test), and for aria-busy to be "false".
+ * so a focus bug does not fail every other test), and for aria-busy to be "false" — unless
+ * `idle: false`: a popup opened while the worker runs an AI search is busy until it ends.
  */
-export async function openPopup(ext, { file = 'popup.html', timeout = TIMEOUT } = {}) {
+export async function openPopup(ext, { file = 'popup.html', timeout = TIMEOUT, idle = true } = {}) {
   const page = await ext.context.newPage();
   await page.goto(ext.url(file), { waitUntil: 'domcontentloaded' });
   try {
@@ -88,9 +89,11 @@ export async function openPopup(ext, { file = 'popup.html', timeout = TIMEOUT } 
   await page
     .waitForFunction((sel) => document.activeElement === document.querySelector(sel), SEL.search, { timeout: 3_000 })
     .catch(() => {});
-  await page
-    .waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') !== 'true', SEL.conversation, { timeout })
-    .catch(() => {});
+  if (idle) {
+    await page
+      .waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') !== 'true', SEL.conversation, { timeout })
+      .catch(() => {});
+  }
   return page;
 }
 

@@ -423,6 +423,10 @@ impl Host {
                     message: "The local index does not answer topic-search requests.".to_owned(),
                 }
             }
+            // AI searches are the worker's `ask_host`'s.
+            Request::Ask { .. } | Request::CancelAsk { .. } => Response::Failed {
+                message: "The local index does not run AI searches.".to_owned(),
+            },
             // A change, not a question: the worker feeds it as [`Event::Forget`].
             Request::Forget { .. } => Response::Failed {
                 message: "Forgetting pages is a change of the index, not a question.".to_owned(),

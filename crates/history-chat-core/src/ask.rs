@@ -1,0 +1,207 @@
+//! AI searches hosted by the service worker, so that a search outlives the popup that asked.
+//!
+//! A popup sends [`crate::messages::Request::Ask`]; the worker starts the search ([`Asks::start`]),
+//! writes a [`Turn::started`] turn (so a worker the browser stops leaves a turn that says so), and
+//! sends every change as an [`AskUpdate`] to each open popup over a port: the state on connect,
+//! each step, and the finished turn, which it writes over the started one whatever popup is open.
+//! One search runs at a time; a second question while one runs is refused ([`Busy`]), and the
+//! popup says so. [`Asks`] is the pure bookkeeping; the worker's `ask_host` carries it out.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ai::pipeline::Progress;
+use crate::ai::provider::Engine;
+use crate::conversation::Turn;
+use crate::period::Period;
+
+/// While a search runs, the worker calls a cheap extension API this often: each call resets the
+/// browser's 30-second idle timer of an MV3 worker, which a model call that waits (a slow answer,
+/// a retry delay of 20 s) would otherwise outlast. Nothing is called once the search ends, so the
+/// worker is left to sleep as soon as it has nothing to do.
+pub const KEEP_ALIVE_MS: u32 = 20_000;
+
+/// A popup whose port to the worker closed (the browser stopped the worker) connects again after
+/// this long: soon enough that the next search's progress is seen, and never a tight loop when a
+/// worker cannot start at all.
+pub const RECONNECT_MS: u32 = 500;
+
+/// The search that is running, as a popup shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunningAsk {
+    /// The turn's storage key (the started turn is written under it, then the answer).
+    pub key: String,
+    /// The question as typed.
+    pub question: String,
+    /// The period searched.
+    pub period: Period,
+    /// The engine answering.
+    pub engine: Engine,
+    /// The pipeline's last step; `None` before the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
+    /// The user asked to cancel; the search is winding down.
+    #[serde(default)]
+    pub cancelling: bool,
+}
+
+impl RunningAsk {
+    /// The popup's status line for this search.
+    pub fn status(&self) -> String {
+        match (&self.progress, self.cancelling) {
+            (_, true) => t!("popup_status_cancelling"),
+            (Some(progress), false) => progress.message(self.engine),
+            (None, false) => t!("popup_status_searching"),
+        }
+    }
+}
+
+/// What the worker tells the open popups about its AI search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum AskUpdate {
+    /// No search runs.
+    Idle,
+    /// A search runs; sent when it starts and at every step.
+    Running(RunningAsk),
+    /// A search ended and its turn is written (or could not be: `saved` says why).
+    Finished {
+        /// The turn's storage key.
+        key: String,
+        /// The answer.
+        turn: Turn,
+        /// Why the turn could not be stored, if it could not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        save_failed: Option<String>,
+    },
+}
+
+/// The worker's answer to [`crate::messages::Request::Ask`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "outcome",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum AskReply {
+    /// The search runs under this key; its progress comes over the port.
+    Started {
+        /// The turn's storage key.
+        key: String,
+    },
+    /// Another search is running: this question was not asked.
+    Busy(Busy),
+    /// The settings do not make this an AI search the worker runs (no key any more): the popup
+    /// searches as it would without one.
+    NotHosted,
+}
+
+/// A question refused because another search is running.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Busy {
+    /// The question being searched.
+    pub question: String,
+}
+
+impl Busy {
+    /// What the popup says.
+    pub fn message(&self) -> String {
+        t!("popup_busy_refused", self.question)
+    }
+}
+
+/// The worker's one AI search: what runs, and the pages removed from history while it ran.
+#[derive(Debug, Default)]
+pub struct Asks {
+    running: Option<RunningAsk>,
+    removed: HashSet<String>,
+}
+
+impl Asks {
+    /// Starts a search under `key`, or refuses it while another runs.
+    pub fn start(
+        &mut self,
+        key: String,
+        question: &str,
+        period: Period,
+        engine: Engine,
+    ) -> Result<AskUpdate, Busy> {
+        if let Some(running) = &self.running {
+            return Err(Busy {
+                question: running.question.clone(),
+            });
+        }
+        let running = RunningAsk {
+            key,
+            question: question.trim().to_owned(),
+            period,
+            engine,
+            progress: None,
+            cancelling: false,
+        };
+        self.running = Some(running.clone());
+        self.removed.clear();
+        Ok(AskUpdate::Running(running))
+    }
+
+    /// A step of the search under `key`; `None` (nothing to tell) when that search is not the one
+    /// running.
+    pub fn progress(&mut self, key: &str, progress: Progress) -> Option<AskUpdate> {
+        let running = self.running.as_mut().filter(|r| r.key == key)?;
+        running.progress = Some(progress);
+        Some(AskUpdate::Running(running.clone()))
+    }
+
+    /// The user asked to cancel the search under `key` (any popup: `None` is whatever runs).
+    /// Returns the update to send when a search is now cancelling; the caller aborts its work.
+    pub fn cancel(&mut self, key: Option<&str>) -> Option<AskUpdate> {
+        let running = self
+            .running
+            .as_mut()
+            .filter(|r| key.is_none_or(|key| r.key == key) && !r.cancelling)?;
+        running.cancelling = true;
+        Some(AskUpdate::Running(running.clone()))
+    }
+
+    /// Pages the user removed from history (cleaned URLs): the running search's answer will not
+    /// hold them.
+    pub fn removed(&mut self, urls: impl IntoIterator<Item = String>) {
+        if self.running.is_some() {
+            self.removed.extend(urls);
+        }
+    }
+
+    /// The search under `key` ended with `turn`: the turn to write, without the pages removed
+    /// while it ran. `None` when that search is not the one running (it was already finished:
+    /// nothing is written twice).
+    pub fn finish(&mut self, key: &str, mut turn: Turn) -> Option<Turn> {
+        self.running.take_if(|r| r.key == key)?;
+        turn.drop_pages(&self.removed);
+        self.removed.clear();
+        turn.running = false;
+        Some(turn)
+    }
+
+    /// What a popup that connects is told.
+    pub fn state(&self) -> AskUpdate {
+        match &self.running {
+            Some(running) => AskUpdate::Running(running.clone()),
+            None => AskUpdate::Idle,
+        }
+    }
+
+    /// Whether a search runs.
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests;

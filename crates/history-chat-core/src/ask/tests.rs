@@ -1,0 +1,184 @@
+use super::*;
+use crate::conversation::TurnError;
+use crate::history::{Page, RankedPage};
+
+fn page(url: &str) -> RankedPage {
+    RankedPage::from(Page {
+        url: url.to_owned(),
+        title: url.to_owned(),
+        last_visit_ms: 1,
+        visit_count: 1,
+    })
+}
+
+fn answered(urls: &[&str]) -> Turn {
+    let mut turn = Turn::started(10, "cte", Period::Week, Engine::Gemini);
+    turn.results = urls.iter().map(|url| page(url)).collect();
+    turn
+}
+
+fn running(asks: &mut Asks, key: &str) {
+    asks.start(key.to_owned(), " cte ", Period::Week, Engine::Gemini)
+        .unwrap_or_else(|busy| panic!("refused: {busy:?}"));
+}
+
+#[test]
+fn a_second_question_is_refused_while_one_runs_and_names_the_running_one() {
+    let mut asks = Asks::default();
+    running(&mut asks, "a");
+    let refused = asks.start("b".into(), "other", Period::Day, Engine::Gemini);
+    assert_eq!(
+        refused,
+        Err(Busy {
+            question: "cte".into()
+        })
+    );
+    assert!(refused.unwrap_err().message().contains("cte"));
+    // Once the first ends, the next question starts.
+    assert!(asks.finish("a", answered(&[])).is_some());
+    assert!(
+        asks.start("b".into(), "other", Period::Day, Engine::Gemini)
+            .is_ok()
+    );
+}
+
+#[test]
+fn progress_is_told_for_the_running_search_only() {
+    let mut asks = Asks::default();
+    running(&mut asks, "a");
+    assert_eq!(asks.progress("stale", Progress::Ranking), None);
+    let Some(AskUpdate::Running(shown)) = asks.progress("a", Progress::Ranking) else {
+        panic!("no update for the running search");
+    };
+    assert_eq!(shown.progress, Some(Progress::Ranking));
+    assert_eq!(asks.state(), AskUpdate::Running(shown));
+}
+
+#[test]
+fn cancel_marks_the_search_once_from_any_popup() {
+    let cases: [(Option<&str>, bool); 3] =
+        [(None, true), (Some("a"), true), (Some("other"), false)];
+    for (key, cancels) in cases {
+        let mut asks = Asks::default();
+        running(&mut asks, "a");
+        let update = asks.cancel(key);
+        assert_eq!(update.is_some(), cancels, "cancel({key:?})");
+        if cancels {
+            assert_eq!(asks.cancel(key), None, "a second cancel tells nothing new");
+            let AskUpdate::Running(shown) = asks.state() else {
+                panic!("not running")
+            };
+            assert!(shown.cancelling);
+            assert_eq!(shown.status(), t!("popup_status_cancelling"));
+        }
+    }
+    assert_eq!(
+        Asks::default().cancel(None),
+        None,
+        "nothing runs: nothing to cancel"
+    );
+}
+
+#[test]
+fn a_finished_search_is_written_once_without_the_pages_removed_while_it_ran() {
+    let mut asks = Asks::default();
+    running(&mut asks, "a");
+    asks.removed(["https://gone.example/".to_owned()]);
+    let turn = asks
+        .finish(
+            "a",
+            answered(&["https://kept.example/", "https://gone.example/"]),
+        )
+        .unwrap_or_else(|| panic!("the running search did not finish"));
+    let urls: Vec<_> = turn.results.iter().map(|r| r.page.url.as_str()).collect();
+    assert_eq!(urls, ["https://kept.example/"]);
+    assert!(!turn.running, "the written turn no longer says running");
+    assert_eq!(asks.state(), AskUpdate::Idle);
+    // An answer that comes after (a late reply, a second end): nothing to write.
+    assert_eq!(asks.finish("a", answered(&[])), None);
+}
+
+#[test]
+fn removals_before_a_search_do_not_touch_the_next_one() {
+    let mut asks = Asks::default();
+    asks.removed(["https://kept.example/".to_owned()]);
+    running(&mut asks, "a");
+    let turn = asks.finish("a", answered(&["https://kept.example/"]));
+    assert_eq!(turn.map(|t| t.results.len()), Some(1));
+}
+
+#[test]
+fn a_started_turn_reads_as_interrupted_once_its_search_is_dead() {
+    let started = Turn::started(10, "cte", Period::Week, Engine::Gemini);
+    assert!(started.running && started.error.is_none());
+    let dead = started.interrupted();
+    assert!(!dead.running);
+    assert_eq!(dead.error, Some(TurnError::Interrupted));
+    assert!(dead.was_interrupted());
+    // A finished turn stays as it is.
+    let done = answered(&[]).interrupted();
+    assert_eq!(
+        done.error,
+        Some(TurnError::Interrupted),
+        "answered() is a started turn"
+    );
+    let mut finished = Turn::started(10, "cte", Period::Week, Engine::Gemini);
+    finished.running = false;
+    assert_eq!(finished.clone().interrupted(), finished);
+}
+
+#[test]
+fn updates_and_replies_cross_as_json() {
+    let mut asks = Asks::default();
+    running(&mut asks, "a");
+    let _ = asks.progress(
+        "a",
+        Progress::Retrying {
+            seconds: 20,
+            attempt: 2,
+        },
+    );
+    let finished = AskUpdate::Finished {
+        key: "a".into(),
+        turn: answered(&["https://kept.example/"]),
+        save_failed: Some("quota".into()),
+    };
+    for update in [AskUpdate::Idle, asks.state(), finished] {
+        let text = serde_json::to_string(&update).unwrap_or_else(|e| panic!("{e}"));
+        let back: AskUpdate = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(back, update, "{text}");
+    }
+    for reply in [
+        AskReply::Started { key: "a".into() },
+        AskReply::Busy(Busy {
+            question: "cte".into(),
+        }),
+        AskReply::NotHosted,
+    ] {
+        let text = serde_json::to_string(&reply).unwrap_or_else(|e| panic!("{e}"));
+        let back: AskReply = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(back, reply);
+    }
+}
+
+#[test]
+fn a_starting_worker_marks_only_the_turns_left_running_as_interrupted() {
+    use crate::conversation::interrupted;
+    let json = |turn: &Turn| serde_json::to_value(turn).unwrap_or_else(|e| panic!("{e}"));
+    let left = Turn::started(10, "cte", Period::Week, Engine::Gemini);
+    let mut ended = left.clone();
+    ended.running = false;
+    let entries = vec![
+        ("log:0000000000010:00000001".to_owned(), json(&left)),
+        ("log:0000000000011:00000002".to_owned(), json(&ended)),
+        ("settings".to_owned(), json(&left)),
+        (
+            "log:0000000000012:00000003".to_owned(),
+            serde_json::json!("unreadable"),
+        ),
+    ];
+    let rewritten = interrupted(entries);
+    assert_eq!(rewritten.len(), 1, "{rewritten:?}");
+    assert_eq!(rewritten[0].key, "log:0000000000010:00000001");
+    assert_eq!(rewritten[0].turn, left.interrupted());
+}

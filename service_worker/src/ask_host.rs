@@ -1,0 +1,194 @@
+//! Glue around the core's [`Asks`]: runs the popups' Gemini searches in the worker, so that a
+//! search outlives the popup that asked ([`history_chat_core::ask`]). It writes the started turn,
+//! runs [`ai_search`] with the worker's own index as the page source, sends each step to the open
+//! popups over the `ask` port, and writes the answer over the started turn, whatever popup is open.
+//! While a search runs it keeps the worker awake ([`KEEP_ALIVE_MS`]); a worker that starts marks
+//! the turns a stopped one left running as interrupted before it tells any popup anything.
+
+use std::cell::{Cell, RefCell};
+
+use futures_channel::oneshot;
+use history_chat_bindings::gemini::GeminiModel;
+use history_chat_bindings::history::{IndexAnswers, IndexedHistory};
+use history_chat_bindings::http::{self, Cancel};
+use history_chat_bindings::{ChromeError, nonce, now_ms, ports, runtime, storage};
+use history_chat_core::ai::pipeline::{AiInput, ai_search};
+use history_chat_core::ai::provider::{Availability, Engine, choose};
+use history_chat_core::ask::{AskReply, AskUpdate, Asks, KEEP_ALIVE_MS};
+use history_chat_core::conversation::{Turn, turn_key};
+use history_chat_core::messages::{Request, Response};
+use history_chat_core::period::Period;
+use history_chat_core::settings::Settings;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::spawn_local;
+
+use crate::index_host;
+
+thread_local! {
+    static ASKS: RefCell<Asks> = RefCell::new(Asks::default());
+    /// Aborts the running search's model calls and waits (the user's Cancel).
+    static CANCEL: RefCell<Option<Cancel>> = const { RefCell::new(None) };
+    /// Whether the turns a stopped worker left running are marked interrupted.
+    static SWEPT: Cell<bool> = const { Cell::new(false) };
+    /// Popups and questions waiting for that.
+    static SWEEP_WAITERS: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The worker started: no search runs, so every turn stored as running was left by a worker the
+/// browser stopped; they are marked interrupted before any popup is told the state.
+pub fn start() {
+    spawn_local(async {
+        // A failed write leaves them running in storage; popups still show them as interrupted,
+        // since the worker says no search runs.
+        let _ = storage::mark_interrupted().await;
+        SWEPT.set(true);
+        for waiter in SWEEP_WAITERS.take() {
+            let _ = waiter.send(());
+        }
+    });
+}
+
+async fn swept() {
+    if SWEPT.get() {
+        return;
+    }
+    let (ready, wait) = oneshot::channel();
+    SWEEP_WAITERS.with_borrow_mut(|waiters| waiters.push(ready));
+    let _ = wait.await;
+}
+
+/// `chrome.runtime.onConnect`: a popup's `ask` port, told the state at once.
+pub async fn connected(port: JsValue) {
+    swept().await;
+    let state = ASKS.with_borrow(Asks::state);
+    ports::accept(port, &state);
+}
+
+/// [`Request::Ask`]: starts the search, or says why not.
+pub async fn ask(question: String, period: Period) -> Response {
+    swept().await;
+    let settings = storage::load_settings().await.unwrap_or_default();
+    // The popup asks only for Gemini searches; the key may have gone since it read the settings.
+    let engine = choose(
+        settings.provider,
+        settings.has_api_key(),
+        Availability::Unavailable,
+    )
+    .engine;
+    if engine != Engine::Gemini {
+        return Response::Asked {
+            reply: AskReply::NotHosted,
+        };
+    }
+    let at_ms = now_ms();
+    let key = turn_key(at_ms, nonce());
+    let started =
+        ASKS.with_borrow_mut(|asks| asks.start(key.clone(), &question, period, Engine::Gemini));
+    let reply = match started {
+        Err(busy) => AskReply::Busy(busy),
+        Ok(update) => {
+            let cancel = Cancel::new();
+            CANCEL.set(Some(cancel.clone()));
+            ports::broadcast(&update);
+            spawn_local(run(key.clone(), at_ms, question, period, settings, cancel));
+            AskReply::Started { key }
+        }
+    };
+    Response::Asked { reply }
+}
+
+/// [`Request::CancelAsk`]: the running search stops (its model calls and waits are aborted) and
+/// ends as cancelled, with what it found until then.
+pub fn cancel(key: Option<String>) -> Response {
+    let update = ASKS.with_borrow_mut(|asks| asks.cancel(key.as_deref()));
+    if let Some(update) = &update {
+        CANCEL.with_borrow(|cancel| cancel.as_ref().map(Cancel::cancel));
+        ports::broadcast(update);
+    }
+    Response::Cancelling {
+        cancelled: update.is_some(),
+    }
+}
+
+/// The user removed pages from history: the running search's answer leaves them out.
+pub fn removed(urls: &[String]) {
+    ASKS.with_borrow_mut(|asks| asks.removed(urls.iter().cloned()));
+}
+
+async fn run(
+    key: String,
+    at_ms: i64,
+    question: String,
+    period: Period,
+    settings: Settings,
+    cancel: Cancel,
+) {
+    let awake = Cancel::new();
+    spawn_local(keep_awake(awake.clone()));
+    // Written first, so that a worker stopped mid-search leaves a turn that says so. Should the
+    // write fail, the search still runs, and the answer's own write reports the failure.
+    let _ = storage::save_turn(
+        &key,
+        &Turn::started(at_ms, &question, period, Engine::Gemini),
+    )
+    .await;
+    let (model, fallback_model) = settings.models_for(Engine::Gemini);
+    let input = AiInput {
+        question: question.clone(),
+        period,
+        depth: settings.depth,
+        now_ms: at_ms,
+        model,
+        fallback_model,
+    };
+    let gemini = GeminiModel::new(settings.api_key(), cancel);
+    let source = IndexedHistory::answered_by(settings.exclusions(), OwnIndex);
+    let answer = ai_search(&source, &gemini, input, &mut |progress| {
+        if let Some(update) = ASKS.with_borrow_mut(|asks| asks.progress(&key, progress)) {
+            ports::broadcast(&update);
+        }
+    })
+    .await;
+    let turn = Turn::from_ai(
+        at_ms,
+        &question,
+        period,
+        Engine::Gemini,
+        settings.depth,
+        answer,
+    );
+    awake.cancel();
+    CANCEL.set(None);
+    let Some(turn) = ASKS.with_borrow_mut(|asks| asks.finish(&key, turn)) else {
+        return;
+    };
+    let save_failed = storage::save_turn(&key, &turn)
+        .await
+        .err()
+        .map(|error| error.to_string());
+    ports::broadcast(&AskUpdate::Finished {
+        key,
+        turn,
+        save_failed,
+    });
+}
+
+/// Resets the browser's idle timer of the worker every [`KEEP_ALIVE_MS`] until `done` fires.
+async fn keep_awake(done: Cancel) {
+    loop {
+        http::sleep(KEEP_ALIVE_MS, &done).await;
+        if done.is_cancelled() {
+            return;
+        }
+        let _ = runtime::keep_alive().await;
+    }
+}
+
+/// The worker's own index, asked directly (a worker cannot message itself).
+struct OwnIndex;
+
+impl IndexAnswers for OwnIndex {
+    async fn answer(&self, request: Request) -> Result<Response, ChromeError> {
+        Ok(index_host::answer(request).await)
+    }
+}
