@@ -1,10 +1,12 @@
 //! History Chat's toolbar popup.
 //!
 //! The popup's static module script (`assets/popup.js`) initialises this wasm module and calls
-//! [`mount_popup`]. Components only wire signals to the DOM: searching, cleaning, wording and
-//! storage rules live in `history-chat-core`, browser calls in `history-chat-bindings`. The options
+//! [`mount_popup`]. Components only wire signals to the DOM ([`popup`]); what a question does — which
+//! engine answers and how it runs — is [`ask`]'s; searching, cleaning, wording and storage rules
+//! live in `history-chat-core`, browser calls in `history-chat-bindings`. The options
 //! page is its own module (`history-chat-options`), so the popup does not load it.
 
+mod ask;
 mod keyboard;
 mod popup;
 

@@ -2,40 +2,27 @@
 //! it searches locally; with a Gemini key the service worker runs the AI search (it outlives the
 //! popup) and every open popup shows its progress, with a cancel button; on-device AI runs here.
 
-use history_chat_bindings::history::{ChromeHistory, IndexedHistory};
 use history_chat_bindings::http::{self, Cancel};
-use history_chat_bindings::messages::{ask_worker, ask_worker_within};
+use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{
-    ChromeError, clipboard, history, nonce, now_ms, permissions, ports, runtime, storage, tabs,
+    clipboard, history, now_ms, permissions, ports, runtime, storage, tabs,
 };
-use history_chat_core::ai::model::LanguageModel;
-use history_chat_core::ai::pipeline::{AiInput, Notice, ai_search};
-use history_chat_core::ai::provider::{
-    Availability, Choice, Engine, Fallback, Provider, choose, engine_for,
-};
+use history_chat_core::ai::pipeline::Notice;
+use history_chat_core::ai::provider::{Availability, Engine, Provider, choose};
 use history_chat_core::archive;
-use history_chat_core::ask::{AskReply, AskUpdate, Busy, RunningAsk};
-use history_chat_core::conversation::{
-    StoredTurn, Turn, TurnError, TurnNote, key_time_ms, turn_key,
-};
+use history_chat_core::ask::{AskUpdate, Busy, RunningAsk};
+use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, key_time_ms};
 use history_chat_core::display::{
     FAVICON_SIZE, display_title, favicon_url, readable_url, relative_time,
 };
-use history_chat_core::history::{Page, RankedPage, RemovedVisits};
-use history_chat_core::index::fuse_with_browser;
-use history_chat_core::index::host::{
-    BROWSER_SEARCH_DEBOUNCE_MS, PROGRESS_REFRESH_MS, WORKER_PATIENCE_MS,
-};
-use history_chat_core::messages::{
-    IndexProgress, Request, Response, SEMANTIC_PAUSE_MS, SEMANTIC_POOL,
-};
+use history_chat_core::history::{RankedPage, RemovedVisits};
+use history_chat_core::index::host::PROGRESS_REFRESH_MS;
+use history_chat_core::messages::{IndexProgress, Request, Response};
 use history_chat_core::period::Period;
 use history_chat_core::rows::{OpenKeys, open_disposition, removal_failed, result_count};
-use history_chat_core::search::{
-    RESULT_LIMIT, local_search, no_match_yet, no_results_message, outcome_message,
-};
-use history_chat_core::semantic::{SemanticProgress, Words, fuse_semantic};
+use history_chat_core::search::{no_match_yet, no_results_message, outcome_message};
+use history_chat_core::semantic::SemanticProgress;
 use history_chat_core::settings::Settings;
 use history_chat_core::site_filter;
 use history_chat_core::t;
@@ -46,6 +33,7 @@ use leptos::html::Input;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::ask::{self, Asked, Hooks, LiveAnswer, live_search};
 use crate::keyboard::{self, move_focus};
 
 /// How long "Copy link" says "Copied".
@@ -286,104 +274,44 @@ pub fn Popup() -> impl IntoView {
             // changed the key or depth since the popup opened.
             let current = storage::load_settings().await.unwrap_or(known);
             settings.set(current.clone());
-            let known_availability = match availability.get_untracked() {
+            let on_device = match availability.get_untracked() {
                 Some(known) => known,
                 None => on_device::availability().await,
             };
-            let Choice { engine, fallback } =
-                choose(current.provider, current.has_api_key(), known_availability);
-            let engine = engine_for(&asked, engine);
-            let mut stored = match engine {
-                Engine::Local => {
-                    // While the index is incomplete, what it found is shown at once and the
-                    // browser's search fills in after.
-                    let early = move |mut early: StoredTurn| {
-                        removed.with_untracked(|gone| early.turn.drop_pages(gone));
-                        status.set(t!("popup_status_searching_further"));
-                        turns.update(|turns| {
-                            turns.retain(|shown| shown.key != early.key);
-                            turns.insert(0, early);
-                        });
-                    };
-                    ask_locally(asked, period, early).await
+            let hooks = Hooks {
+                status: move |text: String| status.set(text),
+                // While the index is incomplete, what it found is shown at once and the
+                // browser's search fills in after.
+                early: move |mut early: StoredTurn| {
+                    removed.with_untracked(|gone| early.turn.drop_pages(gone));
+                    status.set(t!("popup_status_searching_further"));
+                    turns.update(|turns| {
+                        turns.retain(|shown| shown.key != early.key);
+                        turns.insert(0, early);
+                    });
+                },
+                download: move |loaded: Option<f64>| download.set(loaded),
+                availability: move |now: Availability| availability.set(Some(now)),
+            };
+            let model = device.get_value();
+            let outcome =
+                ask::ask(asked, period, &current, on_device, &model, cancel, &hooks).await;
+            running.set_value(None);
+            let mut stored = match outcome {
+                Asked::Answered(stored) => *stored,
+                // The worker runs it; how it goes and its answer come over the `ask` port.
+                Asked::InWorker(key) => return asked_here.set_value(Some(key)),
+                Asked::Refused(refused) => {
+                    set_alert.set(AlertMessage::new(refused.message()));
+                    status.set(String::new());
+                    return busy.set(worker_ask.get_untracked().is_some());
                 }
-                Engine::Gemini => {
-                    // The worker runs it, so that it outlives this popup; how it goes and its
-                    // answer come over the `ask` port.
-                    let request = Request::Ask {
-                        question: asked.clone(),
-                        period,
-                    };
-                    match ask_worker(&request).await {
-                        Ok(Response::Asked {
-                            reply: AskReply::Started { key },
-                        }) => {
-                            asked_here.set_value(Some(key));
-                            running.set_value(None);
-                            return;
-                        }
-                        Ok(Response::Asked {
-                            reply: AskReply::Busy(refused),
-                        }) => {
-                            set_alert.set(AlertMessage::new(refused.message()));
-                            running.set_value(None);
-                            status.set(String::new());
-                            busy.set(worker_ask.get_untracked().is_some());
-                            return;
-                        }
-                        // The key went since this popup read the settings: as without one.
-                        Ok(Response::Asked {
-                            reply: AskReply::NotHosted,
-                        }) => {
-                            let mut local = ask_locally(asked, period, |_| ()).await;
-                            local.turn.note = Some(TurnNote::Fallback(Fallback::NoApiKey));
-                            local
-                        }
-                        other => {
-                            let error = match other {
-                                Err(error) => error.to_string(),
-                                Ok(response) => format!("{response:?}"),
-                            };
-                            set_alert.set(AlertMessage::new(t!("popup_ask_failed", error)));
-                            running.set_value(None);
-                            status.set(String::new());
-                            busy.set(false);
-                            return;
-                        }
-                    }
-                }
-                Engine::OnDevice => {
-                    let model = device.get_value();
-                    let prepared = model
-                        .prepare(move |loaded| download.set(Some(loaded)))
-                        .await;
-                    download.set(None);
-                    match prepared {
-                        Ok(()) => {
-                            let search = model.for_search(cancel);
-                            let stored =
-                                ask_ai(&search, Engine::OnDevice, asked, period, &current, status)
-                                    .await;
-                            if stored.turn.model_unavailable() {
-                                // The session died or the model went away: start afresh next time.
-                                model.close();
-                                availability.set(Some(on_device::availability().await));
-                            }
-                            stored
-                        }
-                        Err(failure) => {
-                            model.close();
-                            availability.set(Some(on_device::availability().await));
-                            let mut local = ask_locally(asked, period, |_| ()).await;
-                            local.turn.note = Some(TurnNote::OnDeviceFailed { failure });
-                            local
-                        }
-                    }
+                Asked::Failed(error) => {
+                    set_alert.set(AlertMessage::new(t!("popup_ask_failed", error)));
+                    status.set(String::new());
+                    return busy.set(false);
                 }
             };
-            if stored.turn.note.is_none() {
-                stored.turn.note = fallback.map(TurnNote::Fallback);
-            }
             removed.with_untracked(|gone| stored.turn.drop_pages(gone));
             let mut saved = storage::save_turn(&stored.key, &stored.turn).await;
             if removed.with_untracked(|gone| stored.turn.drop_pages(gone)) {
@@ -391,7 +319,6 @@ pub fn Popup() -> impl IntoView {
                 saved = storage::save_turn(&stored.key, &stored.turn).await;
             }
             question.set(String::new());
-            running.set_value(None);
             busy.set(false);
             finish_turn(stored, saved.err().map(|error| error.to_string()));
         });
@@ -693,19 +620,6 @@ fn view_key(stored: &StoredTurn) -> (String, Vec<String>, Option<String>) {
     )
 }
 
-/// The matches shown while typing, before the question is committed.
-#[derive(Debug, Clone, PartialEq)]
-struct LiveAnswer {
-    /// What was typed (its `site:` terms are named when nothing matches).
-    typed: String,
-    pages: Vec<Page>,
-    /// The index could not answer for the whole period (it is still being built, or the worker
-    /// did not answer): the browser's literal search fills in, and a notice says so.
-    indexing: Option<IndexProgress>,
-    /// What the index found so far, shown at once while the browser's search is still running.
-    filling: bool,
-}
-
 /// Asks the worker until its index is complete, so the popup can say how far indexing has got.
 async fn follow_indexing(indexing: RwSignal<Option<IndexProgress>>) {
     loop {
@@ -738,254 +652,6 @@ async fn follow_understanding(understanding: RwSignal<Option<SemanticProgress>>)
             return;
         }
         http::sleep(PROGRESS_REFRESH_MS, &Cancel::new()).await;
-    }
-}
-
-/// Topic search's answer to a question.
-struct Topics {
-    /// Its pages (perhaps none: nothing close enough, or it cannot answer).
-    pages: Vec<Page>,
-    /// Whether the words alone found a page: where the topic pages go.
-    words: Words,
-}
-
-/// Topic search's answer to `query`.
-async fn understand(query: &str, start_ms: i64) -> Topics {
-    let request = Request::Understand {
-        query: query.to_owned(),
-        start_ms,
-        limit: SEMANTIC_POOL,
-    };
-    match ask_worker(&request).await {
-        Ok(Response::Understood { pages, words, .. }) => Topics { pages, words },
-        _ => Topics {
-            pages: Vec::new(),
-            words: Words::Found,
-        },
-    }
-}
-
-/// The words' answer with topic search's pages fused in, cut to what is shown.
-fn with_topics(lexical: &[Page], topics: &Topics) -> Vec<Page> {
-    let mut pages = fuse_semantic(lexical, &topics.pages, topics.words);
-    pages.truncate(RESULT_LIMIT);
-    pages
-}
-
-/// What the worker's index gives for a query at once.
-enum IndexAnswer {
-    /// The whole answer: the index covers the period.
-    Whole(Vec<Page>),
-    /// What it has so far (perhaps nothing), and how far it has got: the browser's search must
-    /// fill in.
-    Partial(Vec<Page>, IndexProgress),
-}
-
-/// Asks the worker's index for `query` over pages visited since `start_ms`.
-async fn index_search(query: &str, start_ms: i64) -> IndexAnswer {
-    let request = Request::Search {
-        query: query.to_owned(),
-        start_ms,
-        limit: RESULT_LIMIT,
-    };
-    match ask_worker_within(&request, WORKER_PATIENCE_MS).await {
-        Some(Response::Pages {
-            pages,
-            indexing: None,
-        }) => IndexAnswer::Whole(pages),
-        Some(Response::Pages {
-            pages,
-            indexing: Some(progress),
-        }) => IndexAnswer::Partial(pages, progress),
-        Some(Response::Indexing { progress }) => IndexAnswer::Partial(Vec::new(), progress),
-        // The worker failed or took too long: the browser's search alone.
-        Some(
-            Response::Ready { .. }
-            | Response::Failed { .. }
-            | Response::Understood { .. }
-            | Response::Semantic { .. }
-            | Response::Forgotten { .. }
-            | Response::Kept { .. }
-            | Response::Asked { .. }
-            | Response::Cancelling { .. },
-        )
-        | None => IndexAnswer::Partial(Vec::new(), IndexProgress::default()),
-    }
-}
-
-/// The index's pages fused with the browser's, cut to what is shown.
-fn fill_in(index: &[Page], browser: &[Page]) -> Vec<Page> {
-    let mut pages = fuse_with_browser(index, browser);
-    pages.truncate(RESULT_LIMIT);
-    pages
-}
-
-/// Shows the matches for what is typed so far: the worker's index at once; when it cannot answer
-/// for the whole period, also — for the latest keystroke only (`current`), after a pause — the
-/// browser's search fused in; then, after another pause, topic search's pages fused in (never
-/// before the words' answer is shown).
-async fn live_search(
-    typed: String,
-    period: Period,
-    current: impl Fn() -> bool,
-    show: impl Fn(LiveAnswer),
-) {
-    let now = now_ms();
-    let start_ms = period.start_ms(now);
-    let (shown, indexing) = match index_search(&typed, start_ms).await {
-        IndexAnswer::Whole(pages) => {
-            if !current() {
-                return;
-            }
-            show(LiveAnswer {
-                typed: typed.clone(),
-                pages: pages.clone(),
-                indexing: None,
-                filling: false,
-            });
-            (pages, None)
-        }
-        IndexAnswer::Partial(partial, progress) => {
-            if !current() {
-                return;
-            }
-            // At once: what the index has (perhaps nothing yet), saying that more is coming.
-            show(LiveAnswer {
-                typed: typed.clone(),
-                pages: partial.clone(),
-                indexing: Some(progress),
-                filling: true,
-            });
-            http::sleep(BROWSER_SEARCH_DEBOUNCE_MS, &Cancel::new()).await;
-            if !current() {
-                return;
-            }
-            let browser = local_search(&ChromeHistory, &typed, period, now)
-                .await
-                .unwrap_or_default();
-            if !current() {
-                return;
-            }
-            let filled = fill_in(&partial, &browser);
-            show(LiveAnswer {
-                typed: typed.clone(),
-                pages: filled.clone(),
-                indexing: Some(progress),
-                filling: false,
-            });
-            (filled, Some(progress))
-        }
-    };
-    http::sleep(SEMANTIC_PAUSE_MS, &Cancel::new()).await;
-    if !current() {
-        return;
-    }
-    let topics = understand(&typed, start_ms).await;
-    if !topics.pages.is_empty() && current() {
-        show(LiveAnswer {
-            typed: typed.clone(),
-            pages: with_topics(&shown, &topics),
-            indexing,
-            filling: false,
-        });
-    }
-}
-
-/// The smart local search for a committed question: the worker's index, at once; while the index
-/// does not reach back to the period's start, fused with the browser's own search. Also says how
-/// far indexing had got when the browser had to fill in.
-async fn smart_local_search(
-    question: &str,
-    period: Period,
-    now: i64,
-    early: impl FnOnce(&[Page], IndexProgress),
-) -> Result<(Vec<Page>, Option<IndexProgress>), ChromeError> {
-    match index_search(question, period.start_ms(now)).await {
-        IndexAnswer::Whole(pages) => Ok((pages, None)),
-        IndexAnswer::Partial(partial, progress) if !partial.is_empty() => {
-            // What the index found is shown at once, and stands even if the browser fails.
-            early(&partial, progress);
-            let browser = local_search(&ChromeHistory, question, period, now)
-                .await
-                .unwrap_or_default();
-            Ok((fill_in(&partial, &browser), Some(progress)))
-        }
-        IndexAnswer::Partial(_, progress) => {
-            let pages = local_search(&ChromeHistory, question, period, now).await?;
-            Ok((pages, Some(progress)))
-        }
-    }
-}
-
-/// Runs one local search and makes it a turn; a failure becomes the turn's error, with what to do.
-/// What the words found is given to `early` at once (same key as the final turn) while the
-/// browser's search fills in an incomplete index and topic search looks for pages about the
-/// question; the final turn fuses them all.
-async fn ask_locally(question: String, period: Period, early: impl Fn(StoredTurn)) -> StoredTurn {
-    let at_ms = now_ms();
-    let key = turn_key(at_ms, nonce());
-    let show_early = |pages: &[Page], note: Option<TurnNote>| {
-        let mut turn = Turn::local(at_ms, &question, period, Ok(pages.to_vec()));
-        turn.note = note;
-        early(StoredTurn {
-            key: key.clone(),
-            turn,
-        });
-    };
-    let outcome = smart_local_search(&question, period, at_ms, |partial, _| {
-        show_early(partial, Some(TurnNote::FillingIn))
-    })
-    .await;
-    let indexing = outcome.as_ref().ok().and_then(|(_, progress)| *progress);
-    let outcome = match outcome {
-        Ok((pages, _)) => {
-            if !pages.is_empty() {
-                show_early(
-                    &pages,
-                    indexing.map(|progress| TurnNote::Indexing { progress }),
-                );
-            }
-            let topics = understand(&question, period.start_ms(at_ms)).await;
-            Ok(with_topics(&pages, &topics))
-        }
-        Err(error) => Err(TurnError::HistoryUnreadable {
-            detail: error.to_string(),
-        }),
-    };
-    let mut turn = Turn::local(at_ms, &question, period, outcome);
-    turn.note = indexing.map(|progress| TurnNote::Indexing { progress });
-    StoredTurn { key, turn }
-}
-
-/// Runs the AI pipeline with `model` in this page (the on-device engine), reporting each step in
-/// `status`.
-async fn ask_ai(
-    model: &impl LanguageModel,
-    engine: Engine,
-    question: String,
-    period: Period,
-    settings: &Settings,
-    status: RwSignal<String>,
-) -> StoredTurn {
-    let at_ms = now_ms();
-    let (model_name, fallback_model) = settings.models_for(engine);
-    let input = AiInput {
-        question: question.clone(),
-        period,
-        depth: settings.depth,
-        now_ms: at_ms,
-        model: model_name,
-        fallback_model,
-    };
-    let source = IndexedHistory::new(settings.exclusions());
-    let answer = ai_search(&source, model, input, &mut |progress| {
-        status.set(progress.message(engine))
-    })
-    .await;
-    let turn = Turn::from_ai(at_ms, &question, period, engine, settings.depth, answer);
-    StoredTurn {
-        key: turn_key(at_ms, nonce()),
-        turn,
     }
 }
 

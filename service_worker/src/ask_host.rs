@@ -162,10 +162,16 @@ async fn run(
     let Some(turn) = ASKS.with_borrow_mut(|asks| asks.finish(&key, turn)) else {
         return;
     };
-    let save_failed = storage::save_turn(&key, &turn)
-        .await
-        .err()
-        .map(|error| error.to_string());
+    let mut saved = storage::save_turn(&key, &turn).await;
+    let turn = match ASKS.with_borrow_mut(|asks| asks.saved(&key, turn.clone())) {
+        // A page was removed while the answer was being written: written again without.
+        Some(again) => {
+            saved = storage::save_turn(&key, &again).await;
+            again
+        }
+        None => turn,
+    };
+    let save_failed = saved.err().map(|error| error.to_string());
     ports::broadcast(&AskUpdate::Finished {
         key,
         turn,

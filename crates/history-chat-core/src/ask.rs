@@ -121,6 +121,8 @@ impl Busy {
 #[derive(Debug, Default)]
 pub struct Asks {
     running: Option<RunningAsk>,
+    /// The finished search whose answer is being written (its key).
+    saving: Option<String>,
     removed: HashSet<String>,
 }
 
@@ -173,7 +175,7 @@ impl Asks {
     /// Pages the user removed from history (cleaned URLs): the running search's answer will not
     /// hold them.
     pub fn removed(&mut self, urls: impl IntoIterator<Item = String>) {
-        if self.running.is_some() {
+        if self.running.is_some() || self.saving.is_some() {
             self.removed.extend(urls);
         }
     }
@@ -185,8 +187,18 @@ impl Asks {
         self.running.take_if(|r| r.key == key)?;
         turn.drop_pages(&self.removed);
         self.removed.clear();
+        self.saving = Some(key.to_owned());
         turn.running = false;
         Some(turn)
+    }
+
+    /// The answer of `key` is written: when pages were removed while it was being written, the
+    /// turn to write again without them.
+    pub fn saved(&mut self, key: &str, mut turn: Turn) -> Option<Turn> {
+        self.saving.take_if(|saving| saving == key)?;
+        let changed = turn.drop_pages(&self.removed);
+        self.removed.clear();
+        changed.then_some(turn)
     }
 
     /// What a popup that connects is told.

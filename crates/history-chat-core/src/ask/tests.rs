@@ -182,3 +182,36 @@ fn a_starting_worker_marks_only_the_turns_left_running_as_interrupted() {
     assert_eq!(rewritten[0].key, "log:0000000000010:00000001");
     assert_eq!(rewritten[0].turn, left.interrupted());
 }
+
+#[test]
+fn a_page_removed_while_the_answer_is_written_is_written_out_again() {
+    let mut asks = Asks::default();
+    running(&mut asks, "a");
+    let turn = asks
+        .finish(
+            "a",
+            answered(&["https://kept.example/", "https://gone.example/"]),
+        )
+        .unwrap_or_else(|| panic!("not finished"));
+    // Nothing removed while writing: nothing to write again.
+    let mut quiet = Asks::default();
+    running(&mut quiet, "b");
+    let done = quiet.finish("b", answered(&["https://kept.example/"]));
+    assert_eq!(done.map(|turn| quiet.saved("b", turn)), Some(None));
+    // Removed while writing: written again without it, once.
+    asks.removed(["https://gone.example/".to_owned()]);
+    let again = asks
+        .saved("a", turn.clone())
+        .unwrap_or_else(|| panic!("not rewritten"));
+    let urls: Vec<_> = again.results.iter().map(|r| r.page.url.as_str()).collect();
+    assert_eq!(urls, ["https://kept.example/"]);
+    assert_eq!(asks.saved("a", turn), None, "written once");
+    asks.removed(["https://kept.example/".to_owned()]);
+    running(&mut asks, "c");
+    let next = asks.finish("c", answered(&["https://kept.example/"]));
+    assert_eq!(
+        next.map(|t| t.results.len()),
+        Some(1),
+        "a removal between searches touches neither"
+    );
+}
