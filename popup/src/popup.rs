@@ -300,7 +300,14 @@ pub fn Popup() -> impl IntoView {
             let mut stored = match outcome {
                 Asked::Answered(stored) => *stored,
                 // The worker runs it; how it goes and its answer come over the `ask` port.
-                Asked::InWorker(key) => return asked_here.set_value(Some(key)),
+                Asked::InWorker(key) => {
+                    // Its answer may already have come (a worker faster than this reply).
+                    match turns.with_untracked(|shown| shown.iter().any(|s| s.key == key)) {
+                        true => question.set(String::new()),
+                        false => asked_here.set_value(Some(key)),
+                    }
+                    return;
+                }
                 Asked::Refused(refused) => {
                     set_alert.set(AlertMessage::new(refused.message()));
                     status.set(String::new());
