@@ -29,6 +29,7 @@ import {
 import {
   DEPTHS,
   launchAi,
+  withGemini,
   askAi,
   submit,
   readAiTurns,
@@ -54,24 +55,17 @@ const UNRELATED = [
   'https://www.bbc.com/news/articles/c4gq2x7y9z1o',
 ];
 
-/** Launch, open the popup, run `fn`; on failure, add the Gemini requests to the message. */
+/** Launch, open the popup, run `fn`. */
 async function withAi(opts, fn) {
   const now = Date.now();
   const history = opts.history ?? demoHistory(now);
-  const { ext, gemini } = await launchAi({ ...opts, history });
-  try {
+  await withGemini({ ...opts, history }, async ({ ext, gemini }) => {
     opts.script?.(gemini);
     await trackChromeCalls(ext.context);
     const popup = await openPopup(ext);
     await waitForStartup(popup);
     await fn({ ext, gemini, popup, history, now });
-  } catch (e) {
-    e.message += `\nGemini requests:\n${gemini.describe()}`;
-    throw e;
-  } finally {
-    gemini.releaseHangs();
-    await ext.close();
-  }
+  });
 }
 
 /**

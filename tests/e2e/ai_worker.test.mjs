@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { demoHistory } from './support/fixtures.mjs';
 import { SEL, openPopup, logEntries, alertText } from './support/popup.mjs';
 import { geminiError, hang } from './support/gemini.mjs';
-import { launchAi, submit, readAiTurns, describeAiTurn, waitForStatus, recordStatuses } from './support/ai.mjs';
+import { withGemini, submit, readAiTurns, describeAiTurn, waitForStatus, recordStatuses } from './support/ai.mjs';
 import { stopServiceWorker } from './support/live.mjs';
 import { LIMIT_MS, POPUP_STARTUP, flushEvents, gate, trackChromeCalls, waitForSettled, waitUntil } from './support/settle.mjs';
 
@@ -20,22 +20,14 @@ const INTERRUPTED = /stopped before it ended/i;
 /** A popup opened while the worker's search runs is busy until it ends: do not wait for that. */
 const WHILE_RUNNING = { idle: false };
 
-/** Launch with a key, open a popup, run `fn`; on failure, add the Gemini requests to the message. */
+/** Launch with a key, open a popup, run `fn`. */
 async function withWorkerAi(fn) {
-  const history = demoHistory(Date.now());
-  const { ext, gemini } = await launchAi({ history });
-  try {
+  await withGemini({ history: demoHistory(Date.now()) }, async ({ ext, gemini }) => {
     await trackChromeCalls(ext.context);
     const popup = await openPopup(ext);
     await waitForSettled(popup, POPUP_STARTUP);
     await fn({ ext, gemini, popup });
-  } catch (e) {
-    e.message += `\nGemini requests:\n${gemini.describe()}`;
-    throw e;
-  } finally {
-    gemini.releaseHangs();
-    await ext.close();
-  }
+  });
 }
 
 /** A reply of `kind` held until the gate opens, then the smart answer. */

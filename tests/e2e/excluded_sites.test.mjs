@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, ask, assertFound, assertNotFound, describeTurn, logEntries, openPopup, readTurns } from './support/popup.mjs';
 import { askWorker, readLive, waitForIndex } from './support/live.mjs';
-import { askAi, describeAiTurn, launchAi, readSettings, setAiSettings } from './support/ai.mjs';
+import { askAi, describeAiTurn, withGemini, readSettings, setAiSettings } from './support/ai.mjs';
 import { LIMIT_MS, flushEvents, waitUntil } from './support/settle.mjs';
 import { askInNewPopup, launchWithPage } from './support/session.mjs';
 
@@ -192,8 +192,7 @@ describe('excluded sites in local search', () => {
 
 test('AI mode: an excluded site\'s pages are never sent to Gemini nor shown', { timeout: 180_000 }, async () => {
   const now = Date.now();
-  const { ext, gemini } = await launchAi({ history: seeded(now) });
-  try {
+  await withGemini({ history: seeded(now) }, async ({ ext, gemini }) => {
     const page = await ext.context.newPage();
     await page.goto(ext.url('manifest.json'));
     await setAiSettings(page, { extra: { excludedSites: [LIST] } });
@@ -212,11 +211,5 @@ test('AI mode: an excluded site\'s pages are never sent to Gemini nor shown', { 
     for (const r of turn.results) assert.ok(!isSecret(r.href), `${r.href} is excluded:\n${describeAiTurn(turn)}`);
     await flushEvents(ext, popup);
     ext.assertNoErrors();
-  } catch (e) {
-    e.message += `\nGemini requests:\n${gemini.describe()}`;
-    throw e;
-  } finally {
-    gemini.releaseHangs();
-    await ext.close();
-  }
+  });
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, ask, assertFound, assertNotFound, describeTurn, logEntries, openPopup, readTurns } from './support/popup.mjs';
 import { readLive } from './support/live.mjs';
-import { askAi, describeAiTurn, launchAi } from './support/ai.mjs';
+import { askAi, describeAiTurn, withGemini } from './support/ai.mjs';
 import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, waitUntil } from './support/settle.mjs';
 import { launchWithPage } from './support/session.mjs';
 
@@ -158,8 +158,7 @@ describe('site: filter in local search', () => {
 test('AI mode: the model never sees site: and is sent only candidates of that site', { timeout: 180_000 }, async () => {
   const now = Date.now();
   const history = seeded(now);
-  const { ext, gemini } = await launchAi({ history });
-  try {
+  await withGemini({ history }, async ({ ext, gemini }) => {
     await trackChromeCalls(ext.context);
     const popup = await openPopup(ext);
     await waitForSettled(popup, POPUP_STARTUP);
@@ -191,11 +190,5 @@ test('AI mode: the model never sees site: and is sent only candidates of that si
     assert.equal(gemini.requests.length, before, 'no request to Gemini for a question of site: only');
     await flushEvents(ext, popup);
     ext.assertNoErrors();
-  } catch (e) {
-    e.message += `\nGemini requests:\n${gemini.describe()}`;
-    throw e;
-  } finally {
-    gemini.releaseHangs();
-    await ext.close();
-  }
+  });
 });

@@ -72,6 +72,23 @@ export async function launchAi({ history, key = TEST_KEY, depth, model, provider
   }
 }
 
+/**
+ * Launches as `launchAi` does and runs `fn({ ext, gemini })`; a failure's message gets the Gemini
+ * requests made, and held replies are released and the browser closed whatever happened.
+ */
+export async function withGemini(opts, fn) {
+  const { ext, gemini } = await launchAi(opts);
+  try {
+    await fn({ ext, gemini });
+  } catch (e) {
+    e.message += `\nGemini requests:\n${gemini.describe()}`;
+    throw e;
+  } finally {
+    gemini.releaseHangs();
+    await ext.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading AI turns (the popup contract's AI additions)
 
