@@ -16,6 +16,7 @@ use history_chat_core::ai::pipeline::{AiInput, ai_search};
 use history_chat_core::ai::provider::{Availability, Engine, choose};
 use history_chat_core::ask::{AskReply, AskUpdate, Asks, KEEP_ALIVE_MS};
 use history_chat_core::conversation::{Turn, turn_key};
+use history_chat_core::history::RemovedVisits;
 use history_chat_core::messages::{Request, Response};
 use history_chat_core::period::Period;
 use history_chat_core::settings::Settings;
@@ -113,6 +114,12 @@ pub fn cancel(key: Option<String>) -> Response {
 /// The user removed pages from history: the running search's answer leaves them out.
 pub fn removed(urls: &[String]) {
     ASKS.with_borrow_mut(|asks| asks.removed(urls.iter().cloned()));
+}
+
+/// Visits deleted from history elsewhere (Chrome's history page, or the whole history cleared):
+/// the running search's answer leaves them out too.
+pub fn removed_visits(removed: &RemovedVisits) {
+    ASKS.with_borrow_mut(|asks| asks.removed_visits(removed));
 }
 
 async fn run(

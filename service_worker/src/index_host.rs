@@ -355,10 +355,14 @@ fn perform(action: Action) {
             // A failed write only costs a rebuild at the next start.
             let _ = idb::put(SNAPSHOT_KEY, &bytes).await;
         }),
-        Action::ForgetInConversation(removed) => spawn_local(async move {
-            // A failure leaves old answers in place; the index and new answers are already right.
-            let _ = storage::forget_in_conversation(&removed).await;
-        }),
+        Action::ForgetInConversation(removed) => {
+            // The search running now writes its answer later: it must leave them out too.
+            crate::ask_host::removed_visits(&removed);
+            spawn_local(async move {
+                // A failure leaves old answers in place; the index and new answers are already right.
+                let _ = storage::forget_in_conversation(&removed).await;
+            });
+        }
         Action::WakeWaiters => {
             for waiter in WAITERS.take() {
                 let _ = waiter.send(());

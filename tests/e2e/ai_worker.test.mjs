@@ -11,7 +11,7 @@ import { demoHistory } from './support/fixtures.mjs';
 import { SEL, openPopup, logEntries, alertText } from './support/popup.mjs';
 import { geminiError, hang } from './support/gemini.mjs';
 import { withGemini, submit, readAiTurns, describeAiTurn, waitForStatus, recordStatuses } from './support/ai.mjs';
-import { stopServiceWorker } from './support/live.mjs';
+import { askWorker, stopServiceWorker } from './support/live.mjs';
 import { LIMIT_MS, POPUP_STARTUP, flushEvents, gate, trackChromeCalls, waitForSettled, waitUntil } from './support/settle.mjs';
 
 const Q = 'recursive cte postgresql';
@@ -240,5 +240,31 @@ test('Gemini answering after the user cancelled is ignored: nothing written twic
     assert.equal(stored[0].error?.kind, 'cancelled', 'still the cancelled turn');
     assert.equal(gemini.calls('ranking').length, 0, 'the late keywords started no ranking');
     assert.equal((await readAiTurns(popup)).filter((t) => t.question === Q).length, 1, 'one turn shown');
+  });
+});
+
+test('a page deleted from Chrome\'s own history while the search runs is left out of its answer', SLOW, async () => {
+  await withWorkerAi(async ({ ext, gemini, popup }) => {
+    const DOCS = 'https://www.postgresql.org/docs/current/queries-with.html';
+    const indexed = async () => (await askWorker(popup, { type: 'search', query: 'queries common table expressions', startMs: 0, limit: 25 }))
+      ?.pages?.map((p) => p.url) ?? [];
+    assert.ok((await indexed()).includes(DOCS), 'the page is indexed before');
+    const held = hold(gemini, 'ranking');
+    await submit(popup, Q);
+    await gemini.waitForCalls(1, { kind: 'ranking', timeout: LIMIT_MS });
+    const [ranking] = gemini.calls('ranking');
+    assert.ok(ranking.candidates.some((c) => c.url.includes('queries-with')), 'the page is among the candidates sent');
+    // Deleted as from chrome://history (not through the popup); the worker's index forgetting it
+    // proves the worker has handled Chrome's onVisitRemoved.
+    await popup.evaluate((url) => chrome.history.deleteUrl({ url }), DOCS);
+    await waitUntil(async () => !(await indexed()).includes(DOCS), 'the worker forgets the deleted page');
+    held.open();
+    const store = await storagePage(ext);
+    const [stored] = await waitForStored(store, Q, answered, 'the answer written');
+    const urls = stored.results.map((r) => r.url);
+    assert.ok(!urls.includes(DOCS), `the deleted page is not in the stored answer: ${urls.join(', ')}`);
+    const turn = await waitForShownTurn(popup, Q);
+    assert.ok(!turn.results.some((r) => r.href === DOCS), describeAiTurn(turn));
+    assert.deepEqual(turn.results.map((r) => r.href), urls, 'the popup shows the stored answer');
   });
 });

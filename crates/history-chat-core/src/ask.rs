@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::ai::pipeline::Progress;
 use crate::ai::provider::Engine;
+use crate::clean::clean_url;
 use crate::conversation::Turn;
+use crate::history::RemovedVisits;
 use crate::period::Period;
 
 /// While a search runs, the worker calls a cheap extension API this often: each call resets the
@@ -123,7 +125,10 @@ pub struct Asks {
     running: Option<RunningAsk>,
     /// The finished search whose answer is being written (its key).
     saving: Option<String>,
+    /// Cleaned URLs removed from history since the search started.
     removed: HashSet<String>,
+    /// The whole history was cleared since the search started.
+    cleared: bool,
 }
 
 impl Asks {
@@ -149,7 +154,7 @@ impl Asks {
             cancelling: false,
         };
         self.running = Some(running.clone());
-        self.removed.clear();
+        self.forget_removals();
         Ok(AskUpdate::Running(running))
     }
 
@@ -180,13 +185,42 @@ impl Asks {
         }
     }
 
+    /// Visits deleted from history anywhere (Chrome's own history page too, as
+    /// `chrome.history.onVisitRemoved` reports them, raw URLs): as [`Asks::removed`], and a
+    /// cleared history leaves the running search's answer empty.
+    pub fn removed_visits(&mut self, removed: &RemovedVisits) {
+        if self.running.is_none() && self.saving.is_none() {
+            return;
+        }
+        self.cleared |= removed.all_history;
+        let cleaned = removed.urls.iter().filter_map(|raw| clean_url(raw).ok());
+        self.removed.extend(cleaned.map(String::from));
+    }
+
+    /// Drops from `turn` the pages removed so far, and forgets the removals; whether any went.
+    fn drop_removed(&mut self, turn: &mut Turn) -> bool {
+        let changed = if self.cleared {
+            let had = !turn.results.is_empty();
+            turn.results.clear();
+            had
+        } else {
+            turn.drop_pages(&self.removed)
+        };
+        self.forget_removals();
+        changed
+    }
+
+    fn forget_removals(&mut self) {
+        self.removed.clear();
+        self.cleared = false;
+    }
+
     /// The search under `key` ended with `turn`: the turn to write, without the pages removed
     /// while it ran. `None` when that search is not the one running (it was already finished:
     /// nothing is written twice).
     pub fn finish(&mut self, key: &str, mut turn: Turn) -> Option<Turn> {
         self.running.take_if(|r| r.key == key)?;
-        turn.drop_pages(&self.removed);
-        self.removed.clear();
+        self.drop_removed(&mut turn);
         self.saving = Some(key.to_owned());
         turn.running = false;
         Some(turn)
@@ -196,9 +230,7 @@ impl Asks {
     /// turn to write again without them.
     pub fn saved(&mut self, key: &str, mut turn: Turn) -> Option<Turn> {
         self.saving.take_if(|saving| saving == key)?;
-        let changed = turn.drop_pages(&self.removed);
-        self.removed.clear();
-        changed.then_some(turn)
+        self.drop_removed(&mut turn).then_some(turn)
     }
 
     /// What a popup that connects is told.
@@ -207,11 +239,6 @@ impl Asks {
             Some(running) => AskUpdate::Running(running.clone()),
             None => AskUpdate::Idle,
         }
-    }
-
-    /// Whether a search runs.
-    pub fn is_running(&self) -> bool {
-        self.running.is_some()
     }
 }
 

@@ -1,6 +1,6 @@
 use super::*;
 use crate::conversation::TurnError;
-use crate::history::{Page, RankedPage};
+use crate::history::{Page, RankedPage, RemovedVisits};
 
 fn page(url: &str) -> RankedPage {
     RankedPage::from(Page {
@@ -214,4 +214,56 @@ fn a_page_removed_while_the_answer_is_written_is_written_out_again() {
         Some(1),
         "a removal between searches touches neither"
     );
+}
+
+#[test]
+fn visits_deleted_anywhere_leave_the_running_answer() {
+    let deleted = |urls: &[&str], all_history| RemovedVisits {
+        all_history,
+        urls: urls.iter().map(|url| (*url).to_owned()).collect(),
+    };
+    let both = &["https://gone.example/", "https://kept.example/"];
+    // (what Chrome reported, while the search runs / while its answer is written, pages left)
+    let rows: &[(RemovedVisits, bool, usize)] = &[
+        // A raw URL is cleaned before it is compared: its tracking parameter goes.
+        (
+            deleted(&["https://gone.example/?utm_source=x"], false),
+            false,
+            1,
+        ),
+        (deleted(&["https://gone.example/"], false), true, 1),
+        (deleted(&[], true), false, 0),
+        (deleted(&[], true), true, 0),
+        (
+            deleted(&["javascript:alert(1)", "not a url"], false),
+            false,
+            2,
+        ),
+    ];
+    for (removed, while_saving, left) in rows {
+        let mut asks = Asks::default();
+        running(&mut asks, "a");
+        let turn = if *while_saving {
+            let written = asks.finish("a", answered(both));
+            assert_eq!(written.as_ref().map(|t| t.results.len()), Some(2));
+            asks.removed_visits(removed);
+            asks.saved("a", answered(both))
+                .unwrap_or_else(|| answered(both))
+        } else {
+            asks.removed_visits(removed);
+            asks.finish("a", answered(both))
+                .unwrap_or_else(|| panic!("{removed:?}: not written"))
+        };
+        assert_eq!(
+            turn.results.len(),
+            *left,
+            "{removed:?} (while saving: {while_saving})"
+        );
+    }
+    // Nothing runs: nothing is remembered for the next search.
+    let mut asks = Asks::default();
+    asks.removed_visits(&deleted(&[], true));
+    running(&mut asks, "a");
+    let turn = asks.finish("a", answered(both));
+    assert_eq!(turn.map(|t| t.results.len()), Some(2));
 }
