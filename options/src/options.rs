@@ -10,6 +10,7 @@ use history_chat_core::ai::Depth;
 use history_chat_core::ai::provider::{Availability, Engine, Provider};
 use history_chat_core::api_key::ApiKey;
 use history_chat_core::archive;
+use history_chat_core::display::percent;
 use history_chat_core::exclusions::{BadLine, Exclusions};
 use history_chat_core::gemini::DEFAULT_MODEL;
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
@@ -391,7 +392,7 @@ pub fn Options() -> impl IntoView {
                         {move || download.get().map(|loaded| view! {
                             <progress max="1" value=loaded aria-label=t!("options_device_download_progress")></progress>
                             " "
-                            {t!("options_device_download_percent", format!("{:.0}", loaded * 100.0))}
+                            {t!("options_device_download_percent", percent(loaded))}
                         })}
                     </p>
                 </Show>

@@ -14,7 +14,7 @@ use history_chat_core::archive;
 use history_chat_core::ask::{AskUpdate, Busy, RunningAsk};
 use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, key_time_ms};
 use history_chat_core::display::{
-    FAVICON_SIZE, display_title, favicon_url, readable_url, relative_time,
+    FAVICON_SIZE, display_title, favicon_url, percent, readable_url, relative_time,
 };
 use history_chat_core::history::{RankedPage, RemovedVisits};
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
@@ -476,7 +476,7 @@ pub fn Popup() -> impl IntoView {
             <Show when=can_download>
                 <p class="device-download">
                     {move || match (download.get(), availability.get()) {
-                        (Some(loaded), _) => t!("popup_download_progress", format!("{:.0}", loaded * 100.0)),
+                        (Some(loaded), _) => t!("popup_download_progress", percent(loaded)),
                         (None, Some(Availability::Downloading)) => t!("popup_download_by_chrome"),
                         (None, _) => t!("popup_download_offer"),
                     }}

@@ -21,7 +21,14 @@ pub(crate) fn from_js<T: DeserializeOwned>(
             .as_string()
             .unwrap_or_else(|| String::from("null"))
     };
-    serde_json::from_str(&text).map_err(|error| ChromeError::Unreadable {
+    // Through `Value`: every type is then read by the one deserializer its lenient fields use
+    // already, instead of a second copy of each type's reader for JSON text (smaller modules).
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|error| ChromeError::Unreadable {
+            api,
+            message: error.to_string(),
+        })?;
+    T::deserialize(value).map_err(|error| ChromeError::Unreadable {
         api,
         message: error.to_string(),
     })

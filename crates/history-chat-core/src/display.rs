@@ -90,6 +90,19 @@ pub fn relative_time(now_ms: i64, then_ms: i64) -> String {
     }
 }
 
+/// A download's progress (`loaded`, 0..1, as Chrome reports it) in whole percent, 0 to 100: what
+/// the pages print. Integer arithmetic, so a page that shows it carries no float formatting.
+///
+/// ```
+/// use history_chat_core::display::percent;
+/// assert_eq!(percent(0.255), 26);
+/// ```
+pub fn percent(loaded: f64) -> u8 {
+    let hundredths = (loaded * 100.0).round();
+    // `as` saturates, and reads NaN as 0.
+    hundredths.clamp(0.0, 100.0) as u8
+}
+
 fn truncate(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars.saturating_sub(1)) {
         Some((cut, _)) if text[cut..].chars().count() > 1 => format!("{}…", &text[..cut]),
@@ -175,6 +188,26 @@ mod tests {
             display_title("<b>bold</b>", "https://a.example/"),
             "<b>bold</b>"
         );
+    }
+
+    #[test]
+    fn percents_are_whole_and_bounded() {
+        let rows: &[(f64, u8)] = &[
+            (0.0, 0),
+            (0.004, 0),
+            (0.005, 1),
+            (0.1, 10),
+            (0.255, 26),
+            (0.999, 100),
+            (1.0, 100),
+            (1.5, 100),
+            (-0.2, 0),
+            (f64::NAN, 0),
+            (f64::INFINITY, 100),
+        ];
+        for &(loaded, expected) in rows {
+            assert_eq!(percent(loaded), expected, "{loaded}");
+        }
     }
 
     #[test]
