@@ -135,10 +135,9 @@ function softChecks() {
 // ---------------------------------------------------------------------------------------------
 // 1. The real Prompt API of this Chromium: "unavailable"
 
-test('real Prompt API: LanguageModel exists in extension pages and says "unavailable" here', SLOW, async () => {
+test('real Prompt API: LanguageModel exists in extension pages and in the service worker, and says "unavailable" here', SLOW, async () => {
   await withExt({}, async (ext) => {
-    const page = await ext.openPage('manifest.json');
-    const probe = await page.evaluate(async () => {
+    const probe = async () => {
       const out = { type: typeof LanguageModel };
       try {
         out.availability = await LanguageModel.availability();
@@ -146,9 +145,13 @@ test('real Prompt API: LanguageModel exists in extension pages and says "unavail
         out.availability = `threw ${e.name}: ${e.message}`;
       }
       return out;
-    });
-    assert.equal(probe.type, 'function', 'typeof LanguageModel in an extension page');
-    assert.equal(probe.availability, 'unavailable', 'LanguageModel.availability() in this Chromium (the rest of the real-path tests assume it)');
+    };
+    const page = await ext.openPage('manifest.json');
+    // The stand-in is installed in pages only: the worker always sees this Chromium's real API.
+    for (const [where, seen] of [['an extension page', await page.evaluate(probe)], ['the service worker', await ext.serviceWorker.evaluate(probe)]]) {
+      assert.equal(seen.type, 'function', `typeof LanguageModel in ${where}`);
+      assert.equal(seen.availability, 'unavailable', `LanguageModel.availability() in ${where} of this Chromium (the rest of the real-path tests assume it)`);
+    }
   });
 });
 
