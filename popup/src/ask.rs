@@ -165,6 +165,8 @@ async fn in_worker(question: &str, period: Period) -> Option<Asked> {
             AskReply::Busy(busy) => Asked::Refused(busy),
             AskReply::NotHosted => return None,
         },
+        // The worker could not read the settings: said, and the question stays in the box.
+        Ok(Response::Failed { message }) => Asked::Failed(message),
         // Not an answer to `Ask` (a worker of another version). Printing it would pull every
         // message type's `Debug` into the popup for a reason nobody acts on.
         Ok(_) => Asked::Failed(String::from("unexpected reply")),

@@ -68,7 +68,16 @@ pub async fn connected(port: JsValue) {
 /// [`Request::Ask`]: starts the search, or says why not.
 pub async fn ask(question: String, period: Period) -> Response {
     swept().await;
-    let settings = storage::load_settings().await.unwrap_or_default();
+    let settings = match storage::load_settings().await {
+        Ok(settings) => settings,
+        // Unreadable settings are not "no key": the popup says the search could not start, rather
+        // than search locally with a note that no key is set.
+        Err(error) => {
+            return Response::Failed {
+                message: error.to_string(),
+            };
+        }
+    };
     // The popup asks only for Gemini searches; the key may have gone since it read the settings.
     let engine = choose(
         settings.provider,

@@ -268,3 +268,19 @@ test('a page deleted from Chrome\'s own history while the search runs is left ou
     assert.deepEqual(turn.results.map((r) => r.href), urls, 'the popup shows the stored answer');
   });
 });
+
+test('settings the worker cannot read: the search says it could not start, the question stays, nothing is sent or stored', SLOW, async () => {
+  await withWorkerAi(async ({ ext, gemini, popup }) => {
+    // The popup has read the key; the worker's own read of the settings now fails.
+    await ext.serviceWorker.evaluate(() => {
+      chrome.storage.sync.get = () => Promise.reject(new Error('sync storage is unavailable'));
+    });
+    await submit(popup, Q);
+    await popup.waitForFunction((sel) => /could not start/i.test(document.querySelector(sel)?.textContent ?? ''), SEL.alert, { timeout: LIMIT_MS });
+    assert.match(await alertText(popup), /sync storage is unavailable.*Try again/, 'the alert says why and what to do');
+    assert.equal(await popup.locator(SEL.search).inputValue(), Q, 'the question stays in the box');
+    assert.equal(await popup.locator(SEL.conversation).getAttribute('aria-busy'), 'false', 'the popup is not left busy');
+    assert.equal(gemini.requests.length, 0, 'nothing sent to Gemini');
+    assert.deepEqual((await logEntries(popup)).filter((e) => e.question === Q), [], 'no turn stored, not even a local one');
+  });
+});
