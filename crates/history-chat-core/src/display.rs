@@ -91,7 +91,8 @@ pub fn relative_time(now_ms: i64, then_ms: i64) -> String {
 }
 
 /// A download's progress (`loaded`, 0..1, as Chrome reports it) in whole percent, 0 to 100: what
-/// the pages print. Integer arithmetic, so a page that shows it carries no float formatting.
+/// the pages print. A whole number, so a page that shows it prints no float (and needs no float
+/// formatting of its own).
 ///
 /// ```
 /// use history_chat_core::display::percent;
