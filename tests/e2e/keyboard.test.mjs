@@ -33,12 +33,17 @@ const SOLO = { url: 'https://solo.example.net/flumberwick', title: 'Flumberwick,
  * it); its entry still holds the address it was asked to load.
  */
 async function tabAddress(ext, tab) {
-  const cdp = await ext.context.newCDPSession(tab);
+  let cdp;
   try {
+    cdp = await ext.context.newCDPSession(tab);
     const { currentIndex, entries } = await cdp.send('Page.getNavigationHistory');
     return entries[currentIndex]?.url ?? null;
+  } catch (e) {
+    // While the new tab swaps to the page's renderer, CDP may say it is "Not attached to an active
+    // page": not known yet, asked again by the caller's wait.
+    return `(not readable yet: ${e.message})`;
   } finally {
-    await cdp.detach().catch(() => {});
+    await cdp?.detach().catch(() => {});
   }
 }
 
