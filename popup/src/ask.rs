@@ -1,19 +1,16 @@
 //! What a committed question does, outside the components: which engine answers (the core's
 //! [`choose`] and [`engine_for`]) and that engine's run — the local search here (what the index
-//! found shown early, then the browser's search and topic search fused in), Gemini by the service
-//! worker (it outlives the popup; progress and the answer come over the `ask` port), Chrome's
-//! built-in model here, its session prepared first and closed when it died. The popup's components
-//! only wire signals to [`Hooks`] and show what [`ask`] returns. The as-you-type search
-//! ([`live_search`]) shares the local pieces.
+//! found shown early, then the browser's search and topic search fused in), either model (Gemini,
+//! or Chrome's built-in one) by the service worker, which outlives the popup (progress and the
+//! answer come over the `ask` port). The popup's components only wire signals to [`Hooks`] and
+//! show what [`ask`] returns. The as-you-type search ([`live_search`]) shares the local pieces.
 
-use history_chat_bindings::history::{ChromeHistory, IndexedHistory};
+use history_chat_bindings::history::ChromeHistory;
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::{ask_worker, ask_worker_within};
-use history_chat_bindings::on_device::{self, OnDevice, OnDeviceSearch};
+use history_chat_bindings::on_device;
 use history_chat_bindings::{ChromeError, nonce, now_ms};
-use history_chat_core::ai::model::{LanguageModel, ModelFailure};
-use history_chat_core::ai::pipeline::{AiInput, ai_search};
-use history_chat_core::ai::provider::{Availability, Choice, Engine, Fallback, choose, engine_for};
+use history_chat_core::ai::provider::{Availability, Choice, Engine, choose, engine_for};
 use history_chat_core::ask::{AskReply, Busy};
 use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, turn_key};
 use history_chat_core::history::Page;
@@ -27,50 +24,11 @@ use history_chat_core::search::{RESULT_LIMIT, local_search};
 use history_chat_core::semantic::{Words, fuse_semantic};
 use history_chat_core::settings::Settings;
 
-/// Chrome's built-in model as a question needs it: its session made ready (which may download the
-/// model), a search over it, and closed when it died.
-pub(crate) trait Device {
-    /// The model a search asks.
-    type Search: LanguageModel;
-    /// Makes the session ready; `download` hears the download's progress (0..1).
-    async fn prepare(&self, download: impl Fn(f64) + 'static) -> Result<(), ModelFailure>;
-    /// The model for one search, stopped by `cancel`.
-    fn for_search(&self, cancel: Cancel) -> Self::Search;
-    /// Drops the session, so the next question starts a new one.
-    fn close(&self);
-    /// What Chrome says of the model now.
-    async fn availability(&self) -> Availability;
-}
-
-impl Device for OnDevice {
-    type Search = OnDeviceSearch;
-
-    async fn prepare(&self, download: impl Fn(f64) + 'static) -> Result<(), ModelFailure> {
-        OnDevice::prepare(self, download).await
-    }
-
-    fn for_search(&self, cancel: Cancel) -> OnDeviceSearch {
-        OnDevice::for_search(self, cancel)
-    }
-
-    fn close(&self) {
-        OnDevice::close(self);
-    }
-
-    async fn availability(&self) -> Availability {
-        on_device::availability().await
-    }
-}
-
 /// How [`ask`] reports while it runs: each a signal's setter in the popup.
-pub(crate) struct Hooks<S, E, D, A> {
-    /// The status line.
-    pub(crate) status: S,
+pub(crate) struct Hooks<E, A> {
     /// An early local answer (what the index found, before the browser's search fills in).
     pub(crate) early: E,
-    /// The model's download progress, `None` once it ended.
-    pub(crate) download: D,
-    /// What Chrome now says of its model (after its session failed).
+    /// What Chrome now says of its model (after the worker could not use it).
     pub(crate) availability: A,
 }
 
@@ -86,84 +44,50 @@ pub(crate) enum Asked {
     Failed(String),
 }
 
-/// Answers `question` over `period` with the engine `settings` and `on_device` choose.
+/// Answers `question` over `period` with the engine `settings` and `on_device` choose: the local
+/// search here, either model in the worker (which may find it cannot run it now, and say why).
 pub(crate) async fn ask(
     question: String,
     period: Period,
     settings: &Settings,
     on_device: Availability,
-    device: &impl Device,
-    cancel: Cancel,
-    hooks: &Hooks<
-        impl Fn(String),
-        impl Fn(StoredTurn),
-        impl Fn(Option<f64>) + Copy + 'static,
-        impl Fn(Availability),
-    >,
+    hooks: &Hooks<impl Fn(StoredTurn), impl Fn(Availability)>,
 ) -> Asked {
     let Choice { engine, fallback } = choose(settings.provider, settings.has_api_key(), on_device);
-    let mut stored = match engine_for(&question, engine) {
-        Engine::Local => ask_locally(question, period, &hooks.early).await,
-        Engine::Gemini => match in_worker(&question, period).await {
-            Some(asked) => return asked,
-            // The key went since the popup read the settings: as without one.
-            None => {
+    let stored = match engine_for(&question, engine) {
+        Engine::Local => {
+            let mut local = ask_locally(question, period, &hooks.early).await;
+            local.turn.note = fallback.map(TurnNote::Fallback);
+            local
+        }
+        Engine::Gemini | Engine::OnDevice => match in_worker(&question, period).await {
+            Ok(asked) => return asked,
+            // The key went, or Chrome's model is not ready or failed to start.
+            Err(note) => {
+                if settings.provider.may_use_device() {
+                    (hooks.availability)(on_device::availability().await);
+                }
                 let mut local = ask_locally(question, period, |_| ()).await;
-                local.turn.note = Some(TurnNote::Fallback(Fallback::NoApiKey));
+                local.turn.note = note;
                 local
             }
         },
-        Engine::OnDevice => {
-            let download = hooks.download;
-            let prepared = device.prepare(move |loaded| download(Some(loaded))).await;
-            (hooks.download)(None);
-            match prepared {
-                Ok(()) => {
-                    let search = device.for_search(cancel);
-                    let stored = ask_ai(
-                        &search,
-                        Engine::OnDevice,
-                        question,
-                        period,
-                        settings,
-                        &hooks.status,
-                    )
-                    .await;
-                    if stored.turn.model_unavailable() {
-                        // The session died or the model went away: start afresh next time.
-                        device.close();
-                        (hooks.availability)(device.availability().await);
-                    }
-                    stored
-                }
-                Err(failure) => {
-                    device.close();
-                    (hooks.availability)(device.availability().await);
-                    let mut local = ask_locally(question, period, |_| ()).await;
-                    local.turn.note = Some(TurnNote::OnDeviceFailed { failure });
-                    local
-                }
-            }
-        }
     };
-    if stored.turn.note.is_none() {
-        stored.turn.note = fallback.map(TurnNote::Fallback);
-    }
     Asked::Answered(Box::new(stored))
 }
 
-/// Has the worker run a Gemini search ([`Request::Ask`]); `None` when it is not the worker's to
-/// run ([`AskReply::NotHosted`]).
-async fn in_worker(question: &str, period: Period) -> Option<Asked> {
+/// Has the worker run the AI search ([`Request::Ask`]); `Err` with the note of a local search when
+/// it finds no model can answer now ([`AskReply::Local`]).
+async fn in_worker(question: &str, period: Period) -> Result<Asked, Option<TurnNote>> {
     let request = Request::Ask {
         question: question.to_owned(),
         period,
     };
-    Some(match ask_worker(&request).await {
+    Ok(match ask_worker(&request).await {
         Ok(Response::Asked { reply }) => match reply {
             AskReply::Started { key } => Asked::InWorker(key),
             AskReply::Busy(busy) => Asked::Refused(busy),
-            AskReply::NotHosted => return None,
+            AskReply::Local { note } => return Err(note),
         },
         // The worker could not read the settings: said, and the question stays in the box.
         Ok(Response::Failed { message }) => Asked::Failed(message),
@@ -402,36 +326,4 @@ async fn ask_locally(question: String, period: Period, early: impl Fn(StoredTurn
     let mut turn = Turn::local(at_ms, &question, period, outcome);
     turn.note = indexing.map(|progress| TurnNote::Indexing { progress });
     StoredTurn { key, turn }
-}
-
-/// Runs the AI pipeline with `model` in this page (the on-device engine), reporting each step in
-/// `status`.
-async fn ask_ai(
-    model: &impl LanguageModel,
-    engine: Engine,
-    question: String,
-    period: Period,
-    settings: &Settings,
-    status: &impl Fn(String),
-) -> StoredTurn {
-    let at_ms = now_ms();
-    let (model_name, fallback_model) = settings.models_for(engine);
-    let input = AiInput {
-        question: question.clone(),
-        period,
-        depth: settings.depth,
-        now_ms: at_ms,
-        model: model_name,
-        fallback_model,
-    };
-    let source = IndexedHistory::new(settings.exclusions());
-    let answer = ai_search(&source, model, input, &mut |progress| {
-        status(progress.message(engine))
-    })
-    .await;
-    let turn = Turn::from_ai(at_ms, &question, period, engine, settings.depth, answer);
-    StoredTurn {
-        key: turn_key(at_ms, nonce()),
-        turn,
-    }
 }

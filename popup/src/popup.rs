@@ -1,6 +1,7 @@
-//! The toolbar popup: search box, period, and the conversation (newest turn first). Without a key
-//! it searches locally; with a Gemini key the service worker runs the AI search (it outlives the
-//! popup) and every open popup shows its progress, with a cancel button; on-device AI runs here.
+//! The toolbar popup: search box, period, and the conversation (newest turn first). Without a
+//! model it searches locally; with a Gemini key or Chrome's built-in model the service worker runs
+//! the AI search (it outlives the popup) and every open popup shows its progress, with a cancel
+//! button. The click-started download of Chrome's model stays here: it needs the user's click.
 
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
@@ -9,7 +10,7 @@ use history_chat_bindings::{
     clipboard, history, now_ms, permissions, ports, runtime, storage, tabs,
 };
 use history_chat_core::ai::pipeline::Notice;
-use history_chat_core::ai::provider::{Availability, Engine, Provider, choose};
+use history_chat_core::ai::provider::{Availability, Engine, choose};
 use history_chat_core::archive;
 use history_chat_core::ask::{AskUpdate, Busy, RunningAsk};
 use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, key_time_ms};
@@ -101,7 +102,6 @@ pub fn Popup() -> impl IntoView {
     let turns = RwSignal::new(Vec::<StoredTurn>::new());
     let busy = RwSignal::new(false);
     let status = RwSignal::new(String::new());
-    let running = StoredValue::new(None::<Cancel>);
     // The AI search the worker runs (whichever popup asked), and whether the worker said yet.
     let worker_ask = RwSignal::new(None::<RunningAsk>);
     let ask_known = RwSignal::new(false);
@@ -174,6 +174,10 @@ pub fn Popup() -> impl IntoView {
                 text: error.message(stored.turn.mode),
                 offer_options: problem,
             }));
+        }
+        if stored.turn.model_unavailable() {
+            // Chrome's model failed mid-search: the chip and the download line say what it is now.
+            spawn_local(async move { availability.set(Some(on_device::availability().await)) });
         }
         if asked_here.get_value().as_deref() == Some(stored.key.as_str()) {
             question.set(String::new());
@@ -261,8 +265,6 @@ pub fn Popup() -> impl IntoView {
             return;
         }
         let known = settings.get_untracked();
-        let cancel = Cancel::new();
-        running.set_value(Some(cancel.clone()));
         // A committed question replaces the as-you-type matches.
         live_seq.update_value(|seq| *seq += 1);
         live.set(None);
@@ -279,7 +281,6 @@ pub fn Popup() -> impl IntoView {
                 None => on_device::availability().await,
             };
             let hooks = Hooks {
-                status: move |text: String| status.set(text),
                 // While the index is incomplete, what it found is shown at once and the
                 // browser's search fills in after.
                 early: move |mut early: StoredTurn| {
@@ -290,13 +291,9 @@ pub fn Popup() -> impl IntoView {
                         turns.insert(0, early);
                     });
                 },
-                download: move |loaded: Option<f64>| download.set(loaded),
                 availability: move |now: Availability| availability.set(Some(now)),
             };
-            let model = device.get_value();
-            let outcome =
-                ask::ask(asked, period, &current, on_device, &model, cancel, &hooks).await;
-            running.set_value(None);
+            let outcome = ask::ask(asked, period, &current, on_device, &hooks).await;
             let mut stored = match outcome {
                 Asked::Answered(stored) => *stored,
                 // The worker runs it; how it goes and its answer come over the `ask` port.
@@ -351,9 +348,6 @@ pub fn Popup() -> impl IntoView {
                     set_alert.set(AlertMessage::new(t!("popup_ask_failed", error)));
                 }
             });
-        } else if let Some(cancel) = running.get_value() {
-            cancel.cancel();
-            status.set(t!("popup_status_cancelling"));
         }
     };
 
@@ -408,8 +402,7 @@ pub fn Popup() -> impl IntoView {
             Engine::OnDevice => t!("popup_mode_on_device", depth),
         }
     };
-    let wants_device =
-        move || settings.with(|s| s.provider != Provider::Local && s.provider != Provider::Gemini);
+    let wants_device = move || settings.with(|s| s.provider.may_use_device());
     // Why on-device AI is not answering, when the user would want it to (one line).
     let device_note = move || {
         let known = availability.get()?;
@@ -422,19 +415,18 @@ pub fn Popup() -> impl IntoView {
         ) && wants_device()
     };
     let start_download = move |_| {
-        // Creating the session downloads the model; it must start inside this click.
+        // Creating a session downloads the model; it must start inside this click. The session
+        // is then closed: the worker, which runs the searches, makes its own.
         let model = device.get_value();
         download.set(Some(0.0));
         spawn_local(async move {
-            match model
+            let prepared = model
                 .prepare(move |loaded| download.set(Some(loaded)))
-                .await
-            {
+                .await;
+            model.close();
+            match prepared {
                 Ok(()) => availability.set(Some(Availability::Available)),
-                Err(failure) => {
-                    model.close();
-                    set_alert.set(AlertMessage::new(failure.download_message()));
-                }
+                Err(failure) => set_alert.set(AlertMessage::new(failure.download_message())),
             }
             download.set(None);
         });

@@ -1,5 +1,6 @@
-//! Glue around the core's [`Asks`]: runs the popups' Gemini searches in the worker, so that a
-//! search outlives the popup that asked ([`history_chat_core::ask`]). It writes the started turn,
+//! Glue around the core's [`Asks`]: runs the popups' AI searches in the worker — Gemini over HTTP,
+//! Chrome's built-in model through its Prompt API — so that a search outlives the popup that asked
+//! ([`history_chat_core::ask`]). It writes the started turn,
 //! runs [`ai_search`] with the worker's own index as the page source, sends each step to the open
 //! popups over the `ask` port, and writes the answer over the started turn, whatever popup is open.
 //! While a search runs it keeps the worker awake ([`KEEP_ALIVE_MS`]); a worker that starts marks
@@ -11,11 +12,13 @@ use futures_channel::oneshot;
 use history_chat_bindings::gemini::GeminiModel;
 use history_chat_bindings::history::{IndexAnswers, IndexedHistory};
 use history_chat_bindings::http::{self, Cancel};
+use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{ChromeError, nonce, now_ms, ports, runtime, storage};
+use history_chat_core::ai::model::LanguageModel;
 use history_chat_core::ai::pipeline::{AiInput, ai_search};
-use history_chat_core::ai::provider::{Availability, Engine, choose};
-use history_chat_core::ask::{AskReply, AskUpdate, Asks, KEEP_ALIVE_MS};
-use history_chat_core::conversation::{Turn, turn_key};
+use history_chat_core::ai::provider::{Availability, Engine};
+use history_chat_core::ask::{AskReply, AskUpdate, Asks, KEEP_ALIVE_MS, hosted_engine};
+use history_chat_core::conversation::{Turn, TurnNote, turn_key};
 use history_chat_core::history::RemovedVisits;
 use history_chat_core::messages::{Request, Response};
 use history_chat_core::period::Period;
@@ -29,6 +32,9 @@ thread_local! {
     static ASKS: RefCell<Asks> = RefCell::new(Asks::default());
     /// Aborts the running search's model calls and waits (the user's Cancel).
     static CANCEL: RefCell<Option<Cancel>> = const { RefCell::new(None) };
+    /// Chrome's built-in model: one session for every on-device search of this worker's life,
+    /// made on the first and closed when the model failed (the next search makes a new one).
+    static DEVICE: OnDevice = OnDevice::new();
     /// Whether the turns a stopped worker left running are marked interrupted.
     static SWEPT: Cell<bool> = const { Cell::new(false) };
     /// Popups and questions waiting for that.
@@ -65,7 +71,11 @@ pub async fn connected(port: JsValue) {
     ports::accept(port, &state);
 }
 
-/// [`Request::Ask`]: starts the search, or says why not.
+/// [`Request::Ask`]: starts the search, or says why not. The engine is chosen here, from what
+/// the worker reads itself (the settings, and where they may use it Chrome's model's availability
+/// in this worker), since either may have changed since the popup read them; Chrome's model's
+/// session is made ready first, so that a model that fails to start leaves the popup a local
+/// search with a note rather than a started turn.
 pub async fn ask(question: String, period: Period) -> Response {
     swept().await;
     let settings = match storage::load_settings().await {
@@ -78,29 +88,61 @@ pub async fn ask(question: String, period: Period) -> Response {
             };
         }
     };
-    // The popup asks only for Gemini searches; the key may have gone since it read the settings.
-    let engine = choose(
+    let on_device = match settings.provider.may_use_device() {
+        true => on_device::availability().await,
+        // Not asked: `choose` does not read it for these providers.
+        false => Availability::Unsupported,
+    };
+    let engine = match hosted_engine(
         settings.provider,
         settings.has_api_key(),
-        Availability::Unavailable,
-    )
-    .engine;
-    if engine != Engine::Gemini {
-        return Response::Asked {
-            reply: AskReply::NotHosted,
-        };
+        on_device,
+        &question,
+    ) {
+        Ok(engine) => engine,
+        Err(note) => {
+            return Response::Asked {
+                reply: AskReply::Local { note },
+            };
+        }
+    };
+    if engine == Engine::OnDevice && ASKS.with_borrow(Asks::state) == AskUpdate::Idle {
+        // The model is "available": making the session needs no click (no download).
+        if let Err(failure) = DEVICE.with(OnDevice::clone).prepare(|_| ()).await {
+            DEVICE.with(OnDevice::close);
+            return Response::Asked {
+                reply: AskReply::Local {
+                    note: Some(TurnNote::OnDeviceFailed { failure }),
+                },
+            };
+        }
     }
     let at_ms = now_ms();
     let key = turn_key(at_ms, nonce());
-    let started =
-        ASKS.with_borrow_mut(|asks| asks.start(key.clone(), &question, period, Engine::Gemini));
+    let started = ASKS.with_borrow_mut(|asks| asks.start(key.clone(), &question, period, engine));
     let reply = match started {
         Err(busy) => AskReply::Busy(busy),
         Ok(update) => {
             let cancel = Cancel::new();
             CANCEL.set(Some(cancel.clone()));
             ports::broadcast(&update);
-            spawn_local(run(key.clone(), at_ms, question, period, settings, cancel));
+            let search = Search {
+                key: key.clone(),
+                at_ms,
+                question,
+                period,
+                engine,
+            };
+            match engine {
+                Engine::OnDevice => {
+                    let model = DEVICE.with(|device| device.for_search(cancel));
+                    spawn_local(run(search, settings, model));
+                }
+                _ => {
+                    let model = GeminiModel::new(settings.api_key(), cancel);
+                    spawn_local(run(search, settings, model));
+                }
+            }
             AskReply::Started { key }
         }
     };
@@ -131,48 +173,49 @@ pub fn removed_visits(removed: &RemovedVisits) {
     ASKS.with_borrow_mut(|asks| asks.removed_visits(removed));
 }
 
-async fn run(
+/// One search the worker runs.
+struct Search {
     key: String,
     at_ms: i64,
     question: String,
     period: Period,
-    settings: Settings,
-    cancel: Cancel,
-) {
+    engine: Engine,
+}
+
+async fn run(search: Search, settings: Settings, model: impl LanguageModel) {
+    let Search {
+        key,
+        at_ms,
+        question,
+        period,
+        engine,
+    } = search;
     let awake = Cancel::new();
     spawn_local(keep_awake(awake.clone()));
     // Written first, so that a worker stopped mid-search leaves a turn that says so. Should the
     // write fail, the search still runs, and the answer's own write reports the failure.
-    let _ = storage::save_turn(
-        &key,
-        &Turn::started(at_ms, &question, period, Engine::Gemini),
-    )
-    .await;
-    let (model, fallback_model) = settings.models_for(Engine::Gemini);
+    let _ = storage::save_turn(&key, &Turn::started(at_ms, &question, period, engine)).await;
+    let (model_name, fallback_model) = settings.models_for(engine);
     let input = AiInput {
         question: question.clone(),
         period,
         depth: settings.depth,
         now_ms: at_ms,
-        model,
+        model: model_name,
         fallback_model,
     };
-    let gemini = GeminiModel::new(settings.api_key(), cancel);
     let source = IndexedHistory::answered_by(settings.exclusions(), OwnIndex);
-    let answer = ai_search(&source, &gemini, input, &mut |progress| {
+    let answer = ai_search(&source, &model, input, &mut |progress| {
         if let Some(update) = ASKS.with_borrow_mut(|asks| asks.progress(&key, progress)) {
             ports::broadcast(&update);
         }
     })
     .await;
-    let turn = Turn::from_ai(
-        at_ms,
-        &question,
-        period,
-        Engine::Gemini,
-        settings.depth,
-        answer,
-    );
+    let turn = Turn::from_ai(at_ms, &question, period, engine, settings.depth, answer);
+    if engine == Engine::OnDevice && turn.model_unavailable() {
+        // The session died or the model went away: the next question starts a new one.
+        DEVICE.with(OnDevice::close);
+    }
     awake.cancel();
     CANCEL.set(None);
     let Some(turn) = ASKS.with_borrow_mut(|asks| asks.finish(&key, turn)) else {

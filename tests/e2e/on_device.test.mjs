@@ -4,9 +4,10 @@
 // 1. The real path: in this Chromium `LanguageModel.availability()` is "unavailable"; the options
 //    page says why and the popup falls back to the local search, quietly and with no network.
 // 2. A stand-in `LanguageModel` (support/language_model_stub.mjs) installed by the harness into the
-//    extension's pages with `context.addInitScript` (it reaches chrome-extension:// pages): the
-//    whole pipeline on "the device" — keywords, retrieval, ranking with reasons — the download and
-//    its progress, the context-window fitting, and every failure.
+//    extension's pages with `context.addInitScript` (it reaches chrome-extension:// pages) and into
+//    its service worker, which runs the searches: the whole pipeline on "the device" — keywords,
+//    retrieval, ranking with reasons — the download (in the page, from the user's click) and its
+//    progress, the context-window fitting, and every failure.
 // 3. The provider choice in the options page, and what the popup does with each.
 //
 // Contract used (popup): `.mode` chip names the engine ("Local", "On-device · Regular"); a turn is
@@ -19,7 +20,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
 import { demoHistory, largeHistory, DAY } from './support/fixtures.mjs';
-import { SEL, openPopup, alertText, statusText } from './support/popup.mjs';
+import { SEL, openPopup, alertText, statusText, logEntries } from './support/popup.mjs';
 import { askAi, submit, readAiTurns, describeAiTurn, readSettings, setAiSettings, reopen, waitForStatus } from './support/ai.mjs';
 import {
   SERVICE_NOT_RUNNING,
@@ -27,8 +28,9 @@ import {
   configureLanguageModel,
   lmCalls,
   describeLmCalls,
+  releaseLanguageModel,
 } from './support/language_model_stub.mjs';
-import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled } from './support/settle.mjs';
+import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, waitUntil } from './support/settle.mjs';
 
 const Q = 'recursive cte postgresql';
 /** Seeded pages the stand-in's ranking picks for Q (their lines share words with Q). */
@@ -47,7 +49,7 @@ async function launch({ lm, provider, history, key = null } = {}) {
   const now = Date.now();
   const ext = await launchExtension({ history: history ?? demoHistory(now) });
   try {
-    if (lm) await installLanguageModel(ext.context, lm);
+    if (lm) await installLanguageModel(ext, lm);
     await trackChromeCalls(ext.context);
     const page = await ext.context.newPage();
     await page.goto(ext.url('manifest.json')); // an extension-origin page running none of its code
@@ -67,16 +69,21 @@ async function withExt(opts, fn) {
     await fn(ext);
   } catch (e) {
     if (opts.lm) {
-      for (const page of ext.context.pages()) {
-        if (!page.url().startsWith('chrome-extension://')) continue;
-        const calls = await lmCalls(page).catch(() => null);
-        if (calls) e.message += `\nLanguageModel calls in ${page.url()}:\n${describeLmCalls(calls)}`;
+      const places = ext.context.pages().filter((page) => page.url().startsWith('chrome-extension://'));
+      for (const target of [ext.serviceWorker, ...places]) {
+        const calls = target ? await lmCalls(target).catch(() => null) : null;
+        if (calls) e.message += `\nLanguageModel calls in ${target.url()}:\n${describeLmCalls(calls)}`;
       }
     }
     throw e;
   } finally {
     await ext.close();
   }
+}
+
+/** The stand-in's calls in the service worker, which runs the on-device searches. */
+async function workerCalls(ext) {
+  return lmCalls(ext.serviceWorker);
 }
 
 async function chipText(page) {
@@ -147,7 +154,7 @@ test('real Prompt API: LanguageModel exists in extension pages and in the servic
       return out;
     };
     const page = await ext.openPage('manifest.json');
-    // The stand-in is installed in pages only: the worker always sees this Chromium's real API.
+    // No stand-in in this test: both places see this Chromium's real API.
     for (const [where, seen] of [['an extension page', await page.evaluate(probe)], ['the service worker', await ext.serviceWorker.evaluate(probe)]]) {
       assert.equal(seen.type, 'function', `typeof LanguageModel in ${where}`);
       assert.equal(seen.availability, 'unavailable', `LanguageModel.availability() in ${where} of this Chromium (the rest of the real-path tests assume it)`);
@@ -219,12 +226,14 @@ test('stand-in "available", provider auto, no key: the whole search runs on-devi
     const popup = await openPopup(ext);
     await waitForChip(popup, 'On-device · Regular');
     const turn = await askAi(popup, Q);
-    const calls = await lmCalls(popup);
+    const calls = await workerCalls(ext);
     const kinds = calls.prompts.map((p) => p.kind);
     assert.deepEqual(kinds, ['expansion', 'ranking'], `one expansion then one ranking prompt expected:\n${describeLmCalls(calls)}`);
     const [expansion, ranking] = calls.prompts;
 
-    soft.check(calls.create.length === 1, `one base session expected, create() called ${calls.create.length} time(s)`);
+    soft.check(calls.create.length === 1, `one base session expected in the worker, create() called ${calls.create.length} time(s)`);
+    const inPopup = await lmCalls(popup);
+    soft.check(inPopup.create.length === 0 && inPopup.prompts.length === 0, `the popup only reads the availability; it called create() ${inPopup.create.length} time(s) and prompt() ${inPopup.prompts.length} time(s)`);
     soft.check(calls.create[0]?.monitor, 'create() should be given a monitor (download progress)');
     // JSON Schema with lowercase types, no Gemini-only keys.
     try {
@@ -265,6 +274,42 @@ test('stand-in "available", provider auto, no key: the whole search runs on-devi
     try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
     try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
     soft.done();
+  });
+});
+
+test('closing the popup during the on-device ranking: the worker finishes the search, and the reopened popup shows the answer', SLOW, async () => {
+  await withExt({ lm: { hold: 'ranking' } }, async (ext) => {
+    const popup = await openPopup(ext);
+    await waitForChip(popup, 'On-device · Regular');
+    await submit(popup, Q);
+    let calls = null;
+    await waitUntil(
+      async () => (calls = await workerCalls(ext)).prompts.some((p) => p.kind === 'ranking' && p.held),
+      'the ranking prompt held in the service worker',
+      { describe: () => describeLmCalls(calls) },
+    );
+    await popup.close();
+    await releaseLanguageModel(ext.serviceWorker);
+    const store = await ext.openPage('manifest.json'); // an extension page running none of its code
+    let entries = [];
+    await waitUntil(
+      async () => (entries = (await logEntries(store)).filter((e) => e.question === Q)).some((e) => !e.running),
+      'the answer written with no popup open',
+      { describe: () => JSON.stringify(entries) },
+    );
+    assert.equal(entries.length, 1, `one turn stored: ${JSON.stringify(entries)}`);
+    const [stored] = entries;
+    assert.equal(stored.mode, 'onDevice');
+    assert.ok(!stored.error && stored.results.length > 0 && stored.results.every((r) => r.reason), `ranked picks with reasons expected: ${JSON.stringify(stored)}`);
+    const again = await openPopup(ext);
+    await again.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(() => {});
+    const turn = (await readAiTurns(again))[0];
+    assert.deepEqual(turn?.results.map((r) => r.href), stored.results.map((r) => r.url), `the reopened popup shows the stored answer:\n${describeAiTurn(turn)}`);
+    assert.ok(turn.results.every((r) => r.reason), describeAiTurn(turn));
+    await waitForSettled(again, POPUP_STARTUP);
+    await flushEvents(ext, again);
+    ext.assertNoNetwork();
+    ext.assertNoErrors();
   });
 });
 
@@ -336,10 +381,13 @@ test('stand-in "downloadable": the popup offers the download, shows its progress
     soft.check(progress[progress.length - 1] === '(gone)', `once downloaded, the download line should go away; last seen: ${JSON.stringify(progress.slice(-3))}`);
     await waitForChip(popup, 'On-device · Regular').catch((e) => soft.check(false, `after the download: ${e.message}`));
 
+    const popupCalls = await lmCalls(popup);
+    soft.check(popupCalls.basesDestroyed === 1, `the popup should close the session it made for the download (destroyed: ${popupCalls.basesDestroyed})`);
     const turn = await askAi(popup, Q);
-    const calls = await lmCalls(popup);
-    soft.check(calls.prompts.map((p) => p.kind).join() === 'expansion,ranking', `after the download the search should run on-device:\n${describeLmCalls(calls)}`);
-    soft.check(calls.create.length === 1, `the downloaded session should be reused, create() called ${calls.create.length} times`);
+    const calls = await workerCalls(ext);
+    soft.check(calls.prompts.map((p) => p.kind).join() === 'expansion,ranking', `after the download the search should run on-device, in the worker:\n${describeLmCalls(calls)}`);
+    soft.check(calls.create.length === 1 && calls.create[0].availability === 'available', `the worker should make one session of the downloaded model: ${JSON.stringify(calls.create)}`);
+    soft.check((await lmCalls(popup)).create.length === 1, 'the popup should not make another session for the search');
     soft.check(turn.results.length > 0 && turn.results.every((r) => r.reason), `ranked results with reasons expected:\n${describeAiTurn(turn)}`);
     soft.check(/^On-device/.test((await newestMeta(popup)) ?? ''), `meta: ${await newestMeta(popup)}`);
     assertCleanCalls(calls, soft);
@@ -454,7 +502,7 @@ for (const legacy of [false, true]) test(`stand-in with a small context window${
     const popup = await openPopup(ext);
     await waitForChip(popup, 'On-device · Regular');
     const turn = await askAi(popup, question, { period: '90d' });
-    const calls = await lmCalls(popup);
+    const calls = await workerCalls(ext);
     const ranking = calls.prompts.find((p) => p.kind === 'ranking');
     assert.ok(ranking, `a ranking prompt expected:\n${describeLmCalls(calls)}`);
     const sent = ranking.candidateLines;
@@ -491,7 +539,7 @@ async function failureCase(ext, { message, question = Q, expectResults = true, r
   let popup = await openPopup(ext);
   await waitForChip(popup, 'On-device · Regular');
   const turn = run ? await run(popup) : await askAi(popup, question);
-  const calls = await lmCalls(popup);
+  const calls = await workerCalls(ext);
   const alert = await alertText(popup);
   const shown = [alert, ...turn.notices].join(' | ');
   soft.check(message.test(shown), `expected a message matching ${message} in role=alert or a p.notice; alert ${JSON.stringify(alert)}, notices ${JSON.stringify(turn.notices)}`);
@@ -560,9 +608,9 @@ test('stand-in: after the session was destroyed, the next search in the same pop
     const popup = await openPopup(ext);
     await waitForChip(popup, 'On-device · Regular');
     await askAi(popup, Q);
-    await configureLanguageModel(popup, { destroyBaseAfter: null });
+    await configureLanguageModel(ext.serviceWorker, { destroyBaseAfter: null });
     const turn = await askAi(popup, 'crepes recette');
-    const calls = await lmCalls(popup);
+    const calls = await workerCalls(ext);
     const second = calls.prompts.slice(1);
     assert.ok(
       turn.results.length > 0 && turn.results.every((r) => r.reason),
@@ -586,7 +634,7 @@ test('stand-in: Cancel while the model hangs (AbortError) stops the search, show
     const ranking = calls.prompts.find((p) => p.kind === 'ranking');
     soft.check(ranking?.error?.name === 'AbortError', `the hanging ranking prompt should be aborted through its signal: ${JSON.stringify(ranking?.error ?? ranking?.outcome)}`);
     // The popup (reopened by failureCase) searches again, with the model answering this time.
-    await configureLanguageModel(popup, { hang: null });
+    await configureLanguageModel(ext.serviceWorker, { hang: null });
     await waitForChip(popup, 'On-device · Regular').catch((e) => soft.check(false, e.message));
     const next = await askAi(popup, 'crepes recette');
     soft.check(next.results.length > 0 && next.results.every((r) => r.reason), `a search after the cancel should be ranked:\n${describeAiTurn(next)}`);
@@ -612,15 +660,16 @@ test('stand-in: Cancel during the keyword expansion ends the search at once with
   });
 });
 
-test('stand-in: the model becomes unavailable after the popup opened: the search falls back to local with a note, and the chip stops saying On-device', SLOW, async () => {
+test('stand-in: the model becomes unavailable after the popup opened: the worker sees it, the search falls back to local with a note, and the chip stops saying On-device', SLOW, async () => {
   await withExt({ lm: { availability: 'available' }, provider: 'onDevice' }, async (ext) => {
     const soft = softChecks();
     const popup = await openPopup(ext);
     await waitForChip(popup, 'On-device · Regular');
     await configureLanguageModel(popup, { availability: 'unavailable' });
     const turn = await askAi(popup, Q);
-    const calls = await lmCalls(popup);
-    soft.check(calls.create.length === 1 && calls.prompts.length === 0, `create() should be tried (and fail), with no prompt: ${describeLmCalls(calls)}`);
+    const calls = await workerCalls(ext);
+    soft.check(calls.availability.some((a) => a.value === 'unavailable'), `the worker should read the availability when asked: ${describeLmCalls(calls)}`);
+    soft.check(calls.create.length === 0 && calls.prompts.length === 0, `the worker should neither make a session nor prompt an unavailable model: ${describeLmCalls(calls)}`);
     const why = turn.notices.find((n) => /not available/.test(n) && /locally/i.test(n));
     soft.check(Boolean(why), `the turn should say the model is not available and that it searched locally; notices: ${JSON.stringify(turn.notices)}`);
     soft.check(turn.results.some((r) => r.href === CTE_URL), `local results expected:\n${describeAiTurn(turn)}`);
@@ -630,6 +679,32 @@ test('stand-in: the model becomes unavailable after the popup opened: the search
     try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
     try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
     soft.done(`notices: ${JSON.stringify(turn.notices)}`);
+  });
+});
+
+test('stand-in "available", but the worker\'s session fails to start (OperationError): a local search whose note gives the reason, no prompt, nothing lost', SLOW, async () => {
+  const lm = { availability: 'available', createError: { name: 'OperationError', message: 'The model could not be loaded.' } };
+  await withExt({ lm, provider: 'onDevice' }, async (ext) => {
+    const soft = softChecks();
+    let popup = await openPopup(ext);
+    await waitForChip(popup, 'On-device · Regular');
+    const turn = await askAi(popup, Q);
+    const calls = await workerCalls(ext);
+    soft.check(calls.create.length === 1 && calls.prompts.length === 0, `the worker should try one session and prompt nothing: ${describeLmCalls(calls)}`);
+    const note = /^The on-device model is not available \(The model could not be loaded\.\)\. Searched locally\.$/;
+    soft.check(turn.notices.some((n) => note.test(n)), `the turn should say why it searched locally; notices: ${JSON.stringify(turn.notices)}`);
+    soft.check(turn.results.some((r) => r.href === CTE_URL) && turn.results.every((r) => !r.reason), `local results expected:\n${describeAiTurn(turn)}`);
+    soft.check(/^Local\b/.test((await newestMeta(popup)) ?? ''), `the turn's meta should name Local: ${await newestMeta(popup)}`);
+    soft.check((await alertText(popup)) === '', `no alert expected: ${await alertText(popup)}`);
+    popup = await reopen(ext, popup);
+    await popup.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(() => {});
+    const back = (await readAiTurns(popup))[0];
+    soft.check(back?.notices.some((n) => note.test(n)), `after reopening, the turn and its note should be back:\n${describeAiTurn(back)}`);
+    await waitForSettled(popup, POPUP_STARTUP);
+    await flushEvents(ext, popup);
+    try { ext.assertNoErrors(); } catch (e) { soft.check(false, e.message); }
+    try { ext.assertNoNetwork(); } catch (e) { soft.check(false, e.message); }
+    soft.done(describeAiTurn(turn));
   });
 });
 
@@ -674,8 +749,9 @@ async function askWithoutModel(ext, { chip, note }) {
   await waitForPopupReady(popup);
   soft.check((await chipText(popup)) === chip, `once the popup has read its settings and the model's availability, the .mode chip should read ${JSON.stringify(chip)}; it reads ${JSON.stringify(await chipText(popup))}`);
   const turn = await askAi(popup, Q);
-  const calls = await lmCalls(popup);
-  soft.check(calls.create.length === 0 && calls.prompts.length === 0, `no on-device call expected:\n${describeLmCalls(calls)}`);
+  for (const [where, calls] of [['popup', await lmCalls(popup)], ['service worker', await workerCalls(ext)]]) {
+    soft.check(calls.create.length === 0 && calls.prompts.length === 0, `no on-device call expected in the ${where}:\n${describeLmCalls(calls)}`);
+  }
   soft.check(turn.results.some((r) => r.href === CTE_URL) && turn.results.every((r) => !r.reason), `local results expected:\n${describeAiTurn(turn)}`);
   soft.check(/^Local\b/.test((await newestMeta(popup)) ?? ''), `meta should name Local: ${await newestMeta(popup)}`);
   if (note) soft.check(turn.notices.some((n) => note.test(n)), `a note matching ${note} expected; notices: ${JSON.stringify(turn.notices)}`);

@@ -174,10 +174,9 @@ async fn browser_search(
 /// pages are left out of the worker's answer too (the worker leaves them out already; this holds
 /// even if the worker has not yet heard of a change just made in the options page).
 ///
-/// A page asks the worker over a message ([`WorkerMessages`]); the worker itself gives its own
-/// index ([`IndexedHistory::answered_by`]).
+/// The AI searches run in the worker, which gives its own index ([`IndexedHistory::answered_by`]).
 #[derive(Debug, Clone, Default)]
-pub struct IndexedHistory<A = WorkerMessages> {
+pub struct IndexedHistory<A> {
     excluded: Exclusions,
     index: A,
 }
@@ -186,26 +185,6 @@ pub struct IndexedHistory<A = WorkerMessages> {
 pub trait IndexAnswers {
     /// The index's answer to `request`.
     fn answer(&self, request: Request) -> impl Future<Output = Result<Response, ChromeError>>;
-}
-
-/// The worker's index, asked from a page (`chrome.runtime.sendMessage`).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct WorkerMessages;
-
-impl IndexAnswers for WorkerMessages {
-    async fn answer(&self, request: Request) -> Result<Response, ChromeError> {
-        ask_worker(&request).await
-    }
-}
-
-impl IndexedHistory {
-    /// The source, asked from a page, leaving out `excluded` (the settings'
-    /// [`Settings::exclusions`]).
-    ///
-    /// [`Settings::exclusions`]: history_chat_core::settings::Settings::exclusions
-    pub fn new(excluded: Exclusions) -> IndexedHistory {
-        IndexedHistory::answered_by(excluded, WorkerMessages)
-    }
 }
 
 impl<A: IndexAnswers> IndexedHistory<A> {

@@ -14,7 +14,7 @@ export async function availability() {
   return String(await model.availability(TEXT_EN));
 }
 
-// Creates the popup's base session. `onProgress(fraction)` hears the download's progress.
+// Creates a base session (a page's, or the worker's). `onProgress(fraction)` hears the download's progress.
 export async function createSession(onProgress, signal) {
   const model = api();
   if (!model) throw new DOMException('The Prompt API is not available in this browser.', 'NotSupportedError');

@@ -1,5 +1,5 @@
 //! Chrome's built-in model (Prompt API, `LanguageModel`, Gemini Nano) as the core's
-//! [`LanguageModel`]: one base session per popup, a clone per call (destroyed after), JSON-schema
+//! [`LanguageModel`]: one base session per page or worker, a clone per call (destroyed after), JSON-schema
 //! constrained answers, the context window measured so the pipeline can shrink the ranking
 //! request, cancellation through an `AbortSignal`. The promise plumbing is `src/on_device.js`.
 
@@ -81,9 +81,9 @@ fn failure(thrown: JsValue) -> ModelFailure {
     }
 }
 
-/// The popup's on-device model: created on first use (which may start the download, so call
-/// [`OnDevice::prepare`] from a click when the model is only downloadable), kept for every search
-/// of this popup, destroyed with it.
+/// Chrome's on-device model as a page or the worker holds it: created on first use (which may
+/// start the download, so call [`OnDevice::prepare`] from a click when the model is only
+/// downloadable), kept until [`OnDevice::close`].
 #[derive(Debug, Clone, Default)]
 pub struct OnDevice {
     session: Rc<RefCell<Option<JsValue>>>,
@@ -107,7 +107,15 @@ impl OnDevice {
         let session = JsFuture::from(promise).await.map_err(failure);
         // The monitor keeps calling back during the download only: it is over once `create` settles.
         drop(callback);
-        *self.session.borrow_mut() = Some(session?);
+        let session = session?;
+        let mut kept = self.session.borrow_mut();
+        match kept.as_ref() {
+            // Another caller's session was made meanwhile (two questions at once): one is enough.
+            Some(_) => {
+                let _ = destroy_js(&session);
+            }
+            None => *kept = Some(session),
+        }
         Ok(())
     }
 
@@ -128,7 +136,7 @@ impl OnDevice {
             })
     }
 
-    /// Destroys the base session (the popup closing, or the model becoming unavailable).
+    /// Destroys the base session (a page closing, a download done, the model becoming unavailable).
     pub fn close(&self) {
         if let Some(session) = self.session.borrow_mut().take() {
             let _ = destroy_js(&session);

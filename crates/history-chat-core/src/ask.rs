@@ -12,9 +12,9 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use crate::ai::pipeline::Progress;
-use crate::ai::provider::Engine;
+use crate::ai::provider::{Availability, Choice, Engine, Provider, choose, engine_for};
 use crate::clean::clean_url;
-use crate::conversation::Turn;
+use crate::conversation::{Turn, TurnNote};
 use crate::history::RemovedVisits;
 use crate::period::Period;
 
@@ -99,9 +99,30 @@ pub enum AskReply {
     },
     /// Another search is running: this question was not asked.
     Busy(Busy),
-    /// The settings do not make this an AI search the worker runs (no key any more): the popup
-    /// searches as it would without one.
-    NotHosted,
+    /// No model answers this question now (the key went, Chrome's model is not ready or failed to
+    /// start, …): the popup searches locally, and the turn carries `note` when there is one.
+    Local {
+        /// Why not the engine the user chose.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<TurnNote>,
+    },
+}
+
+/// Which model the worker asks for `question`, as [`choose`] and [`engine_for`] decide with what the
+/// worker reads itself (the settings, and Chrome's model's `on_device` availability — read only
+/// when `provider` [may use it](Provider::may_use_device)): `Ok` with Gemini or on-device, or
+/// `Err` with the note of a local search.
+pub fn hosted_engine(
+    provider: Provider,
+    has_key: bool,
+    on_device: Availability,
+    question: &str,
+) -> Result<Engine, Option<TurnNote>> {
+    let Choice { engine, fallback } = choose(provider, has_key, on_device);
+    match engine_for(question, engine) {
+        Engine::Local => Err(fallback.map(TurnNote::Fallback)),
+        engine => Ok(engine),
+    }
 }
 
 /// A question refused because another search is running.

@@ -1,22 +1,25 @@
 // A stand-in for Chrome's built-in Prompt API (`LanguageModel`, Gemini Nano), installed by the
-// test harness into every page of the browser context before any page script runs
-// (`context.addInitScript`, which Playwright applies to chrome-extension:// pages too — checked:
-// the popup and options pages see it; the service worker does not, and does not use the API).
-// The extension's code is unchanged: it finds this `LanguageModel` where Chrome's would be.
+// test harness where the extension uses the API: into every page of the browser context before any
+// page script runs (`context.addInitScript`, which Playwright applies to chrome-extension:// pages
+// too — checked: the popup and options pages see it), and into the running service worker, which
+// runs the on-device searches (`serviceWorker.evaluate`: the worker looks `LanguageModel` up at each
+// call, so a stand-in installed after it started is the one it finds). The extension's code is
+// unchanged: it finds this `LanguageModel` where Chrome's would be.
 //
-//   await installLanguageModel(ext.context, { availability: 'available', contextWindow: 1200 });
+//   await installLanguageModel(ext, { availability: 'available', contextWindow: 1200 });
 //   const popup = await openPopup(ext);
 //   ... search ...
-//   const calls = await lmCalls(popup);   // every call the page made, with prompts and schemas
+//   const calls = await lmCalls(ext.serviceWorker);   // every call the worker made, with prompts and schemas
+//   const clicks = await lmCalls(popup);               // the popup's own (availability, the download)
 //
 // What it imitates (the shape the explainer and Chrome document, and this Chromium's messages):
 // - `LanguageModel.availability(options)` → the configured state;
 // - `LanguageModel.create({monitor, signal, expectedInputs, ...})`: `monitor(m)` is called with an
 //   EventTarget; when the state is "downloadable"/"downloading" it fires `downloadprogress`
 //   ProgressEvents (`loaded` 0..1, total 1) then resolves, and the state becomes "available" for
-//   every page of the extension (kept in the origin's localStorage); without user activation in
-//   those states it rejects with NotAllowedError, like Chrome; "unavailable" rejects with this
-//   Chromium's real NotSupportedError;
+//   the whole extension, worker included (kept in `chrome.storage.session`); without user
+//   activation in those states it rejects with NotAllowedError, like Chrome (a worker never has
+//   one); "unavailable" rejects with this Chromium's real NotSupportedError;
 // - a session: `contextWindow`, `contextUsage`, `measureContextUsage(text)` (≈ length / 4),
 //   `clone({signal})`, `prompt(text, {responseConstraint, signal})`, `destroy()`. A prompt over the
 //   window rejects with QuotaExceededError; a responseConstraint that is not JSON Schema (types
@@ -28,7 +31,8 @@
 //   `id|age|title|url`) the lines sharing words with the question, with a reason each.
 //
 // Failures and hangs are configurable per call kind; every call is recorded on
-// `globalThis.__lmCalls`; `globalThis.__lmConfig` can be changed while a page runs.
+// `globalThis.__lmCalls` of the page or worker that made it; `globalThis.__lmConfig` can be changed
+// while it runs (`configureLanguageModel`).
 
 /** Chromium's own message when the model cannot run here (seen from this Chromium's real API). */
 export const SERVICE_NOT_RUNNING = 'Unable to create a text session because the service is not running.';
@@ -57,6 +61,8 @@ export const LM_DEFAULTS = {
   fail: {},
   /** Call kind whose prompt never answers (until its signal aborts or its session is destroyed). */
   hang: null,
+  /** Call kind whose prompt waits until `releaseLanguageModel` (or its signal aborts), then answers. */
+  hold: null,
   /** Call kind after whose answer the base session is destroyed (as Chrome may do), or null. */
   destroyBaseAfter: null,
   /** Per call kind: a raw text answer instead of the smart one. */
@@ -73,25 +79,36 @@ export const LM_DEFAULTS = {
   },
 };
 
-/** Install the stand-in in every page of `context` opened from now on. */
-export async function installLanguageModel(context, config = {}) {
+/** Install the stand-in in every page of `ext` opened from now on, and in its running service worker. */
+export async function installLanguageModel(ext, config = {}) {
   const merged = { ...LM_DEFAULTS, ...config, download: { ...LM_DEFAULTS.download, ...(config.download ?? {}) } };
-  await context.addInitScript(languageModelStub, merged);
+  await ext.context.addInitScript(languageModelStub, merged);
+  const worker = ext.serviceWorker;
+  if (!worker) throw new Error('the extension has no running service worker to install the LanguageModel stand-in into');
+  await worker.evaluate(languageModelStub, merged);
   return merged;
 }
 
-/** Every call a page made so far (a structured-clone-able copy). */
-export async function lmCalls(page) {
-  return page.evaluate(() => JSON.parse(JSON.stringify(globalThis.__lmCalls ?? null)));
+/** Every call a page or the service worker (`target`) made so far (a structured-clone-able copy). */
+export async function lmCalls(target) {
+  return target.evaluate(() => JSON.parse(JSON.stringify(globalThis.__lmCalls ?? null)));
 }
 
-/** Change the running stand-in's configuration in `page` (and, for availability, the whole origin's). */
-export async function configureLanguageModel(page, patch) {
-  await page.evaluate((patch) => {
-    if (!globalThis.__lmConfig) throw new Error('the LanguageModel stand-in is not installed in this page');
+/**
+ * Change the running stand-in's configuration in `target` (a page, or the service worker, which
+ * runs the searches); an `availability` is the whole extension's.
+ */
+export async function configureLanguageModel(target, patch) {
+  await target.evaluate(async (patch) => {
+    if (!globalThis.__lmConfig) throw new Error('the LanguageModel stand-in is not installed here');
     Object.assign(globalThis.__lmConfig, patch);
-    if (patch.availability) localStorage.setItem('__lmStub:availability', patch.availability);
+    if (patch.availability) await chrome.storage.session.set({ '__lmStub:availability': patch.availability });
   }, patch);
+}
+
+/** Lets the prompts held by `hold` in `target` (a page, or the service worker) answer. */
+export async function releaseLanguageModel(target) {
+  await target.evaluate(() => globalThis.__lmRelease());
 }
 
 /** One line per call, for assertion messages. */
@@ -128,20 +145,21 @@ function languageModelStub(initial) {
     progress: [],
     log: [],
   });
+  // The availability, shared by the extension's pages and its worker once it changed.
   const SHARED = '__lmStub:availability';
-  const state = () => {
+  const state = async () => {
     try {
-      return localStorage.getItem(SHARED) ?? config.availability;
+      return (await chrome.storage.session.get(SHARED))[SHARED] ?? config.availability;
     } catch {
       return config.availability;
     }
   };
-  const setState = (value) => {
+  const setState = async (value) => {
     config.availability = value;
     try {
-      localStorage.setItem(SHARED, value);
+      await chrome.storage.session.set({ [SHARED]: value });
     } catch {
-      /* no storage: this page only */
+      /* not an extension page: this page only */
     }
   };
   const log = (line) => calls.log.push(`${new Date().toISOString().slice(11, 23)} ${line}`);
@@ -213,6 +231,10 @@ function languageModelStub(initial) {
     return 'other';
   };
   const failureFor = (kind) => config.fail?.[kind] ?? config.fail?.any ?? null;
+  const held = [];
+  globalThis.__lmRelease = () => {
+    for (const go of held.splice(0)) go();
+  };
 
   let sessions = 0;
   class LanguageModelSession extends EventTarget {
@@ -307,6 +329,14 @@ function languageModelStub(initial) {
               record.hung = true;
               await new Promise((resolve, reject) => options.signal?.addEventListener('abort', () => reject(reasonOf(options.signal)), { once: true }));
             }
+            if (config.hold === kind || config.hold === 'any') {
+              record.held = true;
+              log(`  (${kind} held until released)`);
+              await new Promise((resolve, reject) => {
+                held.push(resolve);
+                options.signal?.addEventListener('abort', () => reject(reasonOf(options.signal)), { once: true });
+              });
+            }
             await sleep(config.promptDelayMs, options.signal);
             const failure = failureFor(kind);
             if (failure) throw new DOMException(failure.message ?? failure.name, failure.name);
@@ -353,7 +383,7 @@ function languageModelStub(initial) {
 
   class LanguageModel extends EventTarget {
     static async availability(options = {}) {
-      const value = state();
+      const value = await state();
       calls.availability.push({ options: JSON.parse(JSON.stringify(options ?? {})), value });
       log(`availability() -> ${value}`);
       return value;
@@ -362,7 +392,7 @@ function languageModelStub(initial) {
       return { defaultTopK: 3, maxTopK: 128, defaultTemperature: 1, maxTemperature: 2 };
     }
     static async create(options = {}) {
-      const value = state();
+      const value = await state();
       const activation = navigator.userActivation?.isActive ?? null;
       calls.create.push({
         availability: value,
@@ -386,14 +416,14 @@ function languageModelStub(initial) {
         const from = value === 'downloading' ? config.downloadingFrom : 0;
         const steps = config.download.steps.filter((s) => s >= from);
         if (steps[0] !== from) steps.unshift(from);
-        if (value !== 'downloading') setState('downloading');
+        if (value !== 'downloading') await setState('downloading');
         for (const loaded of steps) {
           await sleep(config.download.intervalMs, options.signal);
           calls.progress.push(loaded);
           log(`downloadprogress ${loaded}`);
           monitor.dispatchEvent(new ProgressEvent('downloadprogress', { loaded, total: 1, lengthComputable: true }));
         }
-        setState('available');
+        await setState('available');
       }
       return new LanguageModelSession(options, null);
     }

@@ -42,6 +42,11 @@ impl Provider {
         Provider::ALL.into_iter().find(|p| p.as_str() == value)
     }
 
+    /// Whether Chrome's built-in model may answer ([`choose`] then needs its availability).
+    pub const fn may_use_device(self) -> bool {
+        matches!(self, Provider::Auto | Provider::OnDevice)
+    }
+
     /// The options page's label.
     pub fn label(self) -> String {
         match self {

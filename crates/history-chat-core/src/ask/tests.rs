@@ -1,5 +1,7 @@
 use super::*;
-use crate::conversation::TurnError;
+use crate::ai::model::ModelFailure;
+use crate::ai::provider::{Availability, Fallback, Provider};
+use crate::conversation::{TurnError, TurnNote};
 use crate::history::{Page, RankedPage, RemovedVisits};
 
 fn page(url: &str) -> RankedPage {
@@ -153,7 +155,12 @@ fn updates_and_replies_cross_as_json() {
         AskReply::Busy(Busy {
             question: "cte".into(),
         }),
-        AskReply::NotHosted,
+        AskReply::Local { note: None },
+        AskReply::Local {
+            note: Some(TurnNote::OnDeviceFailed {
+                failure: ModelFailure::Timeout,
+            }),
+        },
     ] {
         let text = serde_json::to_string(&reply).unwrap_or_else(|e| panic!("{e}"));
         let back: AskReply = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -266,4 +273,92 @@ fn visits_deleted_anywhere_leave_the_running_answer() {
     running(&mut asks, "a");
     let turn = asks.finish("a", answered(both));
     assert_eq!(turn.map(|t| t.results.len()), Some(2));
+}
+
+#[test]
+fn the_worker_hosts_gemini_and_on_device_searches_and_says_why_it_does_not() {
+    use Availability::{Available, Downloadable, Unavailable};
+    let not_ready = |availability| {
+        Err(Some(TurnNote::Fallback(Fallback::OnDeviceNotReady {
+            availability,
+        })))
+    };
+    type Case = (
+        Provider,
+        bool,
+        Availability,
+        &'static str,
+        Result<Engine, Option<TurnNote>>,
+    );
+    let cases: [Case; 11] = [
+        (
+            Provider::Gemini,
+            true,
+            Unavailable,
+            "cte",
+            Ok(Engine::Gemini),
+        ),
+        (Provider::Gemini, true, Available, "cte", Ok(Engine::Gemini)),
+        // The key went since the popup read the settings.
+        (
+            Provider::Gemini,
+            false,
+            Available,
+            "cte",
+            Err(Some(TurnNote::Fallback(Fallback::NoApiKey))),
+        ),
+        (Provider::Auto, true, Available, "cte", Ok(Engine::OnDevice)),
+        (Provider::Auto, true, Unavailable, "cte", Ok(Engine::Gemini)),
+        (Provider::Auto, false, Downloadable, "cte", Err(None)),
+        (
+            Provider::OnDevice,
+            true,
+            Available,
+            "cte",
+            Ok(Engine::OnDevice),
+        ),
+        // The model went since the popup read its availability: never Gemini instead.
+        (
+            Provider::OnDevice,
+            true,
+            Unavailable,
+            "cte",
+            not_ready(Unavailable),
+        ),
+        (
+            Provider::OnDevice,
+            false,
+            Downloadable,
+            "cte",
+            not_ready(Downloadable),
+        ),
+        (Provider::Local, true, Available, "cte", Err(None)),
+        // Sites only: their newest pages, listed locally.
+        (
+            Provider::Gemini,
+            true,
+            Available,
+            "site:github.com",
+            Err(None),
+        ),
+    ];
+    for (provider, has_key, availability, question, expected) in cases {
+        assert_eq!(
+            hosted_engine(provider, has_key, availability, question),
+            expected,
+            "{provider:?}, key {has_key}, {availability:?}, {question:?}"
+        );
+    }
+}
+
+#[test]
+fn only_auto_and_on_device_may_use_chromes_model() {
+    for (provider, uses) in [
+        (Provider::Auto, true),
+        (Provider::OnDevice, true),
+        (Provider::Gemini, false),
+        (Provider::Local, false),
+    ] {
+        assert_eq!(provider.may_use_device(), uses, "{provider:?}");
+    }
 }
