@@ -17,7 +17,9 @@ use history_chat_bindings::{ChromeError, nonce, now_ms, ports, runtime, storage}
 use history_chat_core::ai::model::LanguageModel;
 use history_chat_core::ai::pipeline::{AiInput, ai_search};
 use history_chat_core::ai::provider::{Availability, Engine};
-use history_chat_core::ask::{AskReply, AskUpdate, Asks, KEEP_ALIVE_MS, hosted_engine};
+use history_chat_core::ask::{
+    AskReply, AskUpdate, Asks, HostedEngine, KEEP_ALIVE_MS, hosted_engine,
+};
 use history_chat_core::conversation::{Turn, TurnNote, turn_key};
 use history_chat_core::history::RemovedVisits;
 use history_chat_core::messages::{Request, Response};
@@ -106,7 +108,7 @@ pub async fn ask(question: String, period: Period) -> Response {
             };
         }
     };
-    if engine == Engine::OnDevice && ASKS.with_borrow(Asks::state) == AskUpdate::Idle {
+    if engine == HostedEngine::OnDevice && ASKS.with_borrow(Asks::state) == AskUpdate::Idle {
         // The model is "available": making the session needs no click (no download).
         if let Err(failure) = DEVICE.with(OnDevice::clone).prepare(|_| ()).await {
             DEVICE.with(OnDevice::close);
@@ -119,7 +121,8 @@ pub async fn ask(question: String, period: Period) -> Response {
     }
     let at_ms = now_ms();
     let key = turn_key(at_ms, nonce());
-    let started = ASKS.with_borrow_mut(|asks| asks.start(key.clone(), &question, period, engine));
+    let started =
+        ASKS.with_borrow_mut(|asks| asks.start(key.clone(), &question, period, engine.engine()));
     let reply = match started {
         Err(busy) => AskReply::Busy(busy),
         Ok(update) => {
@@ -131,14 +134,14 @@ pub async fn ask(question: String, period: Period) -> Response {
                 at_ms,
                 question,
                 period,
-                engine,
+                engine: engine.engine(),
             };
             match engine {
-                Engine::OnDevice => {
+                HostedEngine::OnDevice => {
                     let model = DEVICE.with(|device| device.for_search(cancel));
                     spawn_local(run(search, settings, model));
                 }
-                _ => {
+                HostedEngine::Gemini => {
                     let model = GeminiModel::new(settings.api_key(), cancel);
                     spawn_local(run(search, settings, model));
                 }
@@ -162,13 +165,8 @@ pub fn cancel(key: Option<String>) -> Response {
     }
 }
 
-/// The user removed pages from history: the running search's answer leaves them out.
-pub fn removed(urls: &[String]) {
-    ASKS.with_borrow_mut(|asks| asks.removed(urls.iter().cloned()));
-}
-
-/// Visits deleted from history elsewhere (Chrome's history page, or the whole history cleared):
-/// the running search's answer leaves them out too.
+/// Pages deleted from history (by a popup, on Chrome's history page, or the whole history
+/// cleared): the running search's answer leaves them out.
 pub fn removed_visits(removed: &RemovedVisits) {
     ASKS.with_borrow_mut(|asks| asks.removed_visits(removed));
 }

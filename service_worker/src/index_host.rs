@@ -147,7 +147,10 @@ pub fn forget(urls: Vec<String>) -> Response {
         })
     });
     feed(Event::Forget(pages.clone()));
-    crate::ask_host::removed(&pages);
+    crate::ask_host::removed_visits(&RemovedVisits {
+        all_history: false,
+        urls: pages.clone(),
+    });
     if !pages.is_empty() {
         semantic_host::removed(Removal::Urls(pages));
     }

@@ -8,8 +8,9 @@
 //! pages through [`history_chat_core::messages`]. Beside it, the semantic index ([`semantic_host`],
 //! glue around the core's `semantic::host`) follows the lexical one's pages and has them
 //! understood by the on-device model, hosted by an offscreen document. The address-bar keyword
-//! ([`omnibox`]) suggests the lexical index's pages as the user types after `hc`. Gemini searches
-//! run here too ([`ask_host`]), so that closing the popup does not end them.
+//! ([`omnibox`]) suggests the lexical index's pages as the user types after `hc`. The AI searches
+//! run here too ([`ask_host`]: Gemini, and Chrome's built-in model), so that closing the popup does
+//! not end them.
 
 mod ask_host;
 mod index_host;

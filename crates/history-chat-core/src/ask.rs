@@ -108,20 +108,40 @@ pub enum AskReply {
     },
 }
 
+/// A model the worker runs a search with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostedEngine {
+    /// Gemini over HTTP, with the user's key.
+    Gemini,
+    /// Chrome's built-in model, through the Prompt API.
+    OnDevice,
+}
+
+impl HostedEngine {
+    /// The engine a turn names.
+    pub const fn engine(self) -> Engine {
+        match self {
+            HostedEngine::Gemini => Engine::Gemini,
+            HostedEngine::OnDevice => Engine::OnDevice,
+        }
+    }
+}
+
 /// Which model the worker asks for `question`, as [`choose`] and [`engine_for`] decide with what the
 /// worker reads itself (the settings, and Chrome's model's `on_device` availability — read only
-/// when `provider` [may use it](Provider::may_use_device)): `Ok` with Gemini or on-device, or
-/// `Err` with the note of a local search.
+/// when `provider` [may use it](Provider::may_use_device)): `Ok` with the model, or `Err` with the
+/// note of a local search.
 pub fn hosted_engine(
     provider: Provider,
     has_key: bool,
     on_device: Availability,
     question: &str,
-) -> Result<Engine, Option<TurnNote>> {
+) -> Result<HostedEngine, Option<TurnNote>> {
     let Choice { engine, fallback } = choose(provider, has_key, on_device);
     match engine_for(question, engine) {
         Engine::Local => Err(fallback.map(TurnNote::Fallback)),
-        engine => Ok(engine),
+        Engine::Gemini => Ok(HostedEngine::Gemini),
+        Engine::OnDevice => Ok(HostedEngine::OnDevice),
     }
 }
 
@@ -198,17 +218,10 @@ impl Asks {
         Some(AskUpdate::Running(running.clone()))
     }
 
-    /// Pages the user removed from history (cleaned URLs): the running search's answer will not
-    /// hold them.
-    pub fn removed(&mut self, urls: impl IntoIterator<Item = String>) {
-        if self.running.is_some() || self.saving.is_some() {
-            self.removed.extend(urls);
-        }
-    }
-
-    /// Visits deleted from history anywhere (Chrome's own history page too, as
-    /// `chrome.history.onVisitRemoved` reports them, raw URLs): as [`Asks::removed`], and a
-    /// cleared history leaves the running search's answer empty.
+    /// Pages deleted from history while a search runs — by the popup's "Remove from history", or
+    /// anywhere else (Chrome's own history page too, as `chrome.history.onVisitRemoved` reports
+    /// them; raw or cleaned URLs alike): the running search's answer will not hold them, and a
+    /// cleared history leaves it empty.
     pub fn removed_visits(&mut self, removed: &RemovedVisits) {
         if self.running.is_none() && self.saving.is_none() {
             return;

@@ -24,6 +24,14 @@ fn running(asks: &mut Asks, key: &str) {
         .unwrap_or_else(|busy| panic!("refused: {busy:?}"));
 }
 
+/// One page deleted from history.
+fn gone(url: &str) -> RemovedVisits {
+    RemovedVisits {
+        all_history: false,
+        urls: vec![url.to_owned()],
+    }
+}
+
 #[test]
 fn a_second_question_is_refused_while_one_runs_and_names_the_running_one() {
     let mut asks = Asks::default();
@@ -85,7 +93,7 @@ fn cancel_marks_the_search_once_from_any_popup() {
 fn a_finished_search_is_written_once_without_the_pages_removed_while_it_ran() {
     let mut asks = Asks::default();
     running(&mut asks, "a");
-    asks.removed(["https://gone.example/".to_owned()]);
+    asks.removed_visits(&gone("https://gone.example/"));
     let turn = asks
         .finish(
             "a",
@@ -103,7 +111,7 @@ fn a_finished_search_is_written_once_without_the_pages_removed_while_it_ran() {
 #[test]
 fn removals_before_a_search_do_not_touch_the_next_one() {
     let mut asks = Asks::default();
-    asks.removed(["https://kept.example/".to_owned()]);
+    asks.removed_visits(&gone("https://kept.example/"));
     running(&mut asks, "a");
     let turn = asks.finish("a", answered(&["https://kept.example/"]));
     assert_eq!(turn.map(|t| t.results.len()), Some(1));
@@ -206,14 +214,14 @@ fn a_page_removed_while_the_answer_is_written_is_written_out_again() {
     let done = quiet.finish("b", answered(&["https://kept.example/"]));
     assert_eq!(done.map(|turn| quiet.saved("b", turn)), Some(None));
     // Removed while writing: written again without it, once.
-    asks.removed(["https://gone.example/".to_owned()]);
+    asks.removed_visits(&gone("https://gone.example/"));
     let again = asks
         .saved("a", turn.clone())
         .unwrap_or_else(|| panic!("not rewritten"));
     let urls: Vec<_> = again.results.iter().map(|r| r.page.url.as_str()).collect();
     assert_eq!(urls, ["https://kept.example/"]);
     assert_eq!(asks.saved("a", turn), None, "written once");
-    asks.removed(["https://kept.example/".to_owned()]);
+    asks.removed_visits(&gone("https://kept.example/"));
     running(&mut asks, "c");
     let next = asks.finish("c", answered(&["https://kept.example/"]));
     assert_eq!(
@@ -288,7 +296,7 @@ fn the_worker_hosts_gemini_and_on_device_searches_and_says_why_it_does_not() {
         bool,
         Availability,
         &'static str,
-        Result<Engine, Option<TurnNote>>,
+        Result<HostedEngine, Option<TurnNote>>,
     );
     let cases: [Case; 11] = [
         (
@@ -296,9 +304,15 @@ fn the_worker_hosts_gemini_and_on_device_searches_and_says_why_it_does_not() {
             true,
             Unavailable,
             "cte",
-            Ok(Engine::Gemini),
+            Ok(HostedEngine::Gemini),
         ),
-        (Provider::Gemini, true, Available, "cte", Ok(Engine::Gemini)),
+        (
+            Provider::Gemini,
+            true,
+            Available,
+            "cte",
+            Ok(HostedEngine::Gemini),
+        ),
         // The key went since the popup read the settings.
         (
             Provider::Gemini,
@@ -307,15 +321,27 @@ fn the_worker_hosts_gemini_and_on_device_searches_and_says_why_it_does_not() {
             "cte",
             Err(Some(TurnNote::Fallback(Fallback::NoApiKey))),
         ),
-        (Provider::Auto, true, Available, "cte", Ok(Engine::OnDevice)),
-        (Provider::Auto, true, Unavailable, "cte", Ok(Engine::Gemini)),
+        (
+            Provider::Auto,
+            true,
+            Available,
+            "cte",
+            Ok(HostedEngine::OnDevice),
+        ),
+        (
+            Provider::Auto,
+            true,
+            Unavailable,
+            "cte",
+            Ok(HostedEngine::Gemini),
+        ),
         (Provider::Auto, false, Downloadable, "cte", Err(None)),
         (
             Provider::OnDevice,
             true,
             Available,
             "cte",
-            Ok(Engine::OnDevice),
+            Ok(HostedEngine::OnDevice),
         ),
         // The model went since the popup read its availability: never Gemini instead.
         (
