@@ -1,8 +1,8 @@
 //! Glue around the core's [`Asks`]: runs the popups' AI searches in the worker — Gemini over HTTP,
 //! Chrome's built-in model through its Prompt API — so that a search outlives the popup that asked
-//! ([`history_chat_core::ask`]). It writes the started turn,
-//! runs [`ai_search`] with the worker's own index as the page source, sends each step to the open
-//! popups over the `ask` port, and writes the answer over the started turn, whatever popup is open.
+//! ([`history_chat_core::ask`]). It writes the started turn, runs [`ai_search`] with the worker's
+//! own index as the page source, sends each step to the open popups over the `ask` port, and
+//! writes the answer over the started turn, whatever popup is open.
 //! While a search runs it keeps the worker awake ([`KEEP_ALIVE_MS`]); a worker that starts marks
 //! the turns a stopped one left running as interrupted before it tells any popup anything.
 
