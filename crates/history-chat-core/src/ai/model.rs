@@ -303,8 +303,9 @@ pub const BACKOFF_BASE_MS: u32 = 1_000;
 /// Longest backoff wait, whatever the attempt.
 pub const BACKOFF_CAP_MS: u32 = 8_000;
 
-/// Longest `retryDelay` of a 429 worth waiting for in the popup. Free-tier per-minute limits ask for
-/// up to about a minute; beyond 30 s the user is better told (with the delay) than kept waiting.
+/// Longest `retryDelay` of a 429 worth waiting for while the popup shows the wait. Free-tier
+/// per-minute limits ask for up to about a minute; beyond 30 s the user is better told (with the
+/// delay) than kept waiting.
 pub const MAX_HONOURED_RETRY_DELAY_S: u32 = 30;
 
 /// How long to wait before attempt `attempts_made + 1`, or `None` to give up and report `failure`.
