@@ -175,7 +175,7 @@ async fn index_search(query: &str, start_ms: i64) -> IndexAnswer {
             | Response::Failed { .. }
             | Response::Understood { .. }
             | Response::Semantic { .. }
-            | Response::Forgotten { .. }
+            | Response::Removed { .. }
             | Response::Kept { .. }
             | Response::Asked { .. }
             | Response::Cancelling { .. },

@@ -6,9 +6,7 @@
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::on_device::{self, OnDevice};
-use history_chat_bindings::{
-    clipboard, history, now_ms, permissions, ports, runtime, storage, tabs,
-};
+use history_chat_bindings::{clipboard, now_ms, permissions, ports, runtime, storage, tabs};
 use history_chat_core::ai::pipeline::Notice;
 use history_chat_core::ai::provider::{Availability, Engine, choose};
 use history_chat_core::archive;
@@ -17,7 +15,7 @@ use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, key
 use history_chat_core::display::{
     FAVICON_SIZE, display_title, favicon_url, percent, readable_url, relative_time,
 };
-use history_chat_core::history::{RankedPage, RemovedVisits};
+use history_chat_core::history::RankedPage;
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
 use history_chat_core::messages::{IndexProgress, Request, Response};
 use history_chat_core::period::Period;
@@ -1013,18 +1011,27 @@ fn combobox_key(
     highlight.set(next.and_then(|at| urls.get(at).cloned()));
 }
 
-/// Removes a page from the browser's history (every raw entry merged into it), then from the local
-/// index and topic search (`Request::Forget`), the answers shown and the stored conversation.
-/// `Err`: the browser kept it — the message for the alert; nothing else changed.
+/// Removes a page from the browser's history (every raw entry merged into it), from the local
+/// index and topic search, and from the stored conversation: the worker does it all
+/// ([`Request::Remove`]), so a popup closed meanwhile leaves nothing half done. Then the answers
+/// shown drop it. `Err`: the browser kept it — the message for the alert; nothing else changed.
 async fn remove_from_history(
     rows: Rows,
     set_alert: WriteSignal<Option<AlertMessage>>,
     url: String,
     title: String,
 ) -> Result<(), String> {
-    let removal = history::delete_page(&url)
-        .await
-        .map_err(|error| removal_failed(&error.to_string()))?;
+    let request = Request::Remove { url: url.clone() };
+    let (removal, conversation_error) = match ask_worker(&request).await {
+        Ok(Response::Removed {
+            removal,
+            conversation_error,
+        }) => (removal, conversation_error),
+        Ok(Response::Failed { message }) => return Err(message),
+        // Not an answer to `Remove` (a worker of another version): nothing is known to be done.
+        Ok(_) => return Err(removal_failed("unexpected reply")),
+        Err(error) => return Err(removal_failed(&error.to_string())),
+    };
     let _ = rows
         .removed
         .try_update(|removed| removed.insert(url.clone()));
@@ -1033,29 +1040,18 @@ async fn remove_from_history(
             live.pages.retain(|page| page.url != url);
         }
     });
-    let gone = HashSet::from([url.clone()]);
+    let gone = HashSet::from([url]);
     let _ = rows.turns.try_update(|turns| {
         for stored in turns.iter_mut() {
             stored.turn.drop_pages(&gone);
         }
     });
     let _ = rows.status.try_set(removal.message(&title));
-    let forgotten = ask_worker(&Request::Forget {
-        urls: vec![url.clone()],
-    })
-    .await;
-    let stored = storage::forget_in_conversation(&RemovedVisits {
-        all_history: false,
-        urls: vec![url],
-    })
-    .await;
-    let problem = match (forgotten, stored) {
-        (Ok(Response::Forgotten { .. }), Ok(())) => None,
-        (_, Err(error)) => Some(t!("popup_removed_conversation_not_updated", error)),
-        (_, Ok(())) => Some(t!("popup_removed_index_later")),
-    };
-    if let Some(problem) = problem {
-        let _ = set_alert.try_set(AlertMessage::new(problem));
+    if let Some(error) = conversation_error {
+        let _ = set_alert.try_set(AlertMessage::new(t!(
+            "popup_removed_conversation_not_updated",
+            error
+        )));
     }
     Ok(())
 }

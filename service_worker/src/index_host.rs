@@ -25,6 +25,7 @@ use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::{HistoryItem, Page, RemovedVisits};
 use history_chat_core::index::host::{Action, Event, Host, Reply};
 use history_chat_core::messages::{Request, Response, SEMANTIC_POOL};
+use history_chat_core::rows::{self, removal_failed};
 use history_chat_core::semantic::Words;
 use history_chat_core::semantic::host::Removal;
 use history_chat_core::site_filter::SiteFilter;
@@ -131,30 +132,48 @@ pub async fn forget_kept() -> Response {
     answer(Request::KeptPages).await
 }
 
-/// [`Request::Forget`]: the user removed these pages from history. The lexical index drops each
-/// whole page now (or as soon as its snapshot is loaded, before any request is answered) and saves
-/// the change like any other; topic search deletes their vectors at once, whatever either index's
-/// phase. Says how many of them the lexical index held.
-pub fn forget(urls: Vec<String>) -> Response {
-    let pages: Vec<String> = urls
-        .iter()
-        .filter_map(|url| clean_url(url).ok())
-        .map(String::from)
-        .collect();
-    let held = HOST.with_borrow(|host| {
-        host.index().map_or(0, |index| {
-            pages.iter().filter(|url| index.page(url).is_some()).count()
-        })
-    });
+/// [`Request::Remove`]: a result's "Remove from history". Deletes every raw entry of the page
+/// from the browser's history (those this index names, the rest searched for), then forgets the
+/// page ([`forget`]) and rewrites the stored conversation without it. Run here rather than in the
+/// popup, it ends even when the popup closes meanwhile. A deletion the browser refuses fails the
+/// whole removal, worded for the alert, with nothing else changed.
+pub async fn remove(url: String) -> Response {
+    let entries = answer(Request::Entries { url: url.clone() }).await;
+    let removal = match history::delete_page(&url, rows::entry_lookup(Some(entries))).await {
+        Ok(removal) => removal,
+        Err(error) => {
+            return Response::Failed {
+                message: removal_failed(&error.to_string()),
+            };
+        }
+    };
+    let removed = forget(&url);
+    let conversation_error = storage::forget_in_conversation(&removed)
+        .await
+        .err()
+        .map(|error| error.to_string());
+    Response::Removed {
+        removal,
+        conversation_error,
+    }
+}
+
+/// The user removed the page at `url` from history: the lexical index drops the whole page now (or
+/// as soon as its snapshot is loaded, before any request is answered) and saves the change like any
+/// other; topic search deletes its vectors at once, whatever either index's phase; a running AI
+/// search leaves it out. Gives what the conversation must forget.
+fn forget(url: &str) -> RemovedVisits {
+    let pages: Vec<String> = clean_url(url).ok().map(String::from).into_iter().collect();
     feed(Event::Forget(pages.clone()));
-    crate::ask_host::removed_visits(&RemovedVisits {
+    let removed = RemovedVisits {
         all_history: false,
         urls: pages.clone(),
-    });
+    };
+    crate::ask_host::removed_visits(&removed);
     if !pages.is_empty() {
         semantic_host::removed(Removal::Urls(pages));
     }
-    Response::Forgotten { pages: held }
+    removed
 }
 
 /// Answers a page.

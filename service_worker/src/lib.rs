@@ -68,7 +68,7 @@ pub async fn on_message(message: JsValue) -> JsValue {
             semantic_host::state()
         }
         Ok(Request::SetSemantic { enabled }) => semantic_host::set_enabled(enabled),
-        Ok(Request::Forget { urls }) => index_host::forget(urls),
+        Ok(Request::Remove { url }) => index_host::remove(url).await,
         Ok(Request::SetKeepForgotten { enabled }) => index_host::set_keep_forgotten(enabled).await,
         Ok(Request::ForgetKept) => index_host::forget_kept().await,
         Ok(Request::Ask { question, period }) => ask_host::ask(question, period).await,

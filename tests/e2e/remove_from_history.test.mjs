@@ -3,16 +3,18 @@
 // entries (tracking parameters, fragments) is removed whole: chrome.history no longer holds any of
 // them, the row is gone, the index no longer finds it (asked again), and the stored answer no
 // longer shows it once the popup is reopened. The entries come from the worker's complete index
-// (no history search), an old one visited weeks before the row's last visit included. Bad input: a stray Enter on the confirmation, a page
-// already gone from the history, a refused deleteUrl, and a removal while a search that shows the
-// page is still running (AI mode, its ranking held by the Gemini stand-in).
+// (no history search), an old one visited weeks before the row's last visit included. The service
+// worker does the removal, so it ends even when the popup closes meanwhile. Bad input: a stray Enter
+// on the confirmation, a page already gone from the history, a refused deleteUrl, the popup closed
+// while the browser is still deleting, and a removal while a search that shows the page is still
+// running (AI mode, its ranking held by the Gemini stand-in).
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, alertText, ask, assertFound, assertNotFound, describeTurn, logEntries, openPopup, readTurns, statusText, waitForTurns } from './support/popup.mjs';
 import { askWorker, waitForIndex } from './support/live.mjs';
 import { askAi, readAiTurns, launchAi, submit } from './support/ai.mjs';
-import { LIMIT_MS, flushEvents, gate } from './support/settle.mjs';
+import { LIMIT_MS, flushEvents, gate, waitUntil } from './support/settle.mjs';
 import { launchWithPage } from './support/session.mjs';
 
 /** One page seen under three raw URLs (merged into one row), and a sibling that must stay. */
@@ -26,6 +28,9 @@ const TART = 'https://recipes.example.org/zorblat-tart?utm_medium=social';
 const TART_CLEAN = 'https://recipes.example.org/zorblat-tart';
 /** A page whose deletion the browser refuses (the test replaces deleteUrl). */
 const FLAN = 'https://recipes.example.org/zorblat-flan';
+/** A page removed by a popup that is closed before the browser has deleted it. */
+const SCONE = 'https://recipes.example.org/zorblat-scone';
+const SCONE_RAW = [`${SCONE}?utm_source=home`, SCONE];
 /** A page with a raw entry last visited weeks before the row's last visit. */
 const CRUMBLE = 'https://recipes.example.org/zorblat-crumble';
 const CRUMBLE_RAW = [`${CRUMBLE}?utm_source=feed`, `${CRUMBLE}#comments`];
@@ -39,6 +44,8 @@ function seeded(now) {
     { url: PIE, title: PIE_TITLE, visits: [now - 3 * HOUR] },
     { url: TART, title: 'Zorblat tart for a crowd', visits: [now - 4 * HOUR] },
     { url: FLAN, title: 'Zorblat flan in ten minutes', visits: [now - 6 * HOUR] },
+    { url: SCONE_RAW[0], title: 'Zorblat scones for breakfast', visits: [now - 7 * HOUR] },
+    { url: SCONE_RAW[1], title: 'Zorblat scones for breakfast', visits: [now - 8 * HOUR] },
     { url: CRUMBLE_RAW[0], title: 'Zorblat crumble, no oven', visits: [now - HOUR] },
     { url: CRUMBLE_RAW[1], title: 'Zorblat crumble, no oven', visits: [now - 45 * DAY] },
   ];
@@ -48,6 +55,27 @@ function seeded(now) {
 async function historyUrls(page, part) {
   const items = await page.evaluate(() => chrome.history.search({ text: '', startTime: 0, maxResults: 0 }));
   return items.map((i) => i.url).filter((u) => u.includes(part));
+}
+
+/**
+ * Wraps the service worker's `chrome.history.<name>` (the removal runs there; wasm-bindgen's glue
+ * looks it up at each call): `wrapper(real, ...args)` answers instead. `restoreInWorker` undoes it.
+ */
+async function wrapInWorker(ext, name, wrapper) {
+  // One expression, compiled by the debugger protocol: `eval` in the worker would break its CSP.
+  await ext.serviceWorker.evaluate(`(() => {
+    const name = ${JSON.stringify(name)};
+    const wrap = ${wrapper.toString()};
+    self.__hcReal ??= {};
+    self.__hcReal[name] ??= chrome.history[name];
+    chrome.history[name] = (...args) => wrap(self.__hcReal[name].bind(chrome.history), ...args);
+  })()`);
+}
+
+async function restoreInWorker(ext, name) {
+  await ext.serviceWorker.evaluate((name) => {
+    chrome.history[name] = self.__hcReal[name];
+  }, name);
 }
 
 /** The result row (li) showing `href` in the newest turn. */
@@ -133,14 +161,20 @@ describe('Remove from history in local search', () => {
     assert.deepEqual((await historyUrls(popup, 'zorblat-crumble')).sort(), [...CRUMBLE_RAW].sort(), 'fixture: two raw entries, 45 days apart');
     const turn = await ask(popup, 'zorblat crumble');
     assertFound(turn, CRUMBLE, 'the merged page');
-    const searches = () => popup.evaluate(() => globalThis.__hcCalls.started['history.search'] ?? 0);
-    const before = await searches();
+    // Every search of the history the worker makes from now on, by its words (the index's own
+    // reads have none; a removal's would name the page's host).
+    await wrapInWorker(ext, 'search', (real, query) => {
+      (self.__hcSearches ??= []).push(query.text);
+      return real(query);
+    });
+    const searches = () => ext.serviceWorker.evaluate(() => (self.__hcSearches ?? []).filter((text) => text !== ''));
     const row = rowOf(popup, CRUMBLE);
     await row.getByRole('button', { name: 'Remove from history', exact: true }).click();
     await row.getByRole('button', { name: 'Remove', exact: true }).click();
     await waitForRowGone(popup, CRUMBLE);
     assert.match(await statusText(popup), /Removed from your history: Zorblat crumble, no oven/);
-    assert.equal(await searches(), before, 'the removal read no history: the index named the entries');
+    assert.deepEqual(await searches(), [], 'the removal read no history: the index named the entries');
+    await restoreInWorker(ext, 'search');
     assert.deepEqual(await historyUrls(popup, 'zorblat-crumble'), [], 'both raw entries are deleted, the old one too');
     await flushEvents(ext, popup);
     ext.assertNoErrors();
@@ -170,10 +204,7 @@ describe('Remove from history in local search', () => {
   test('a refused deleteUrl says so and keeps the row; trying again removes it', async () => {
     const turn = await ask(popup, 'zorblat flan');
     assertFound(turn, FLAN);
-    await popup.evaluate(() => {
-      window.__realDeleteUrl = chrome.history.deleteUrl;
-      chrome.history.deleteUrl = () => Promise.reject(new Error('History is locked by the test'));
-    });
+    await wrapInWorker(ext, 'deleteUrl', () => Promise.reject(new Error('History is locked by the test')));
     const row = rowOf(popup, FLAN);
     await row.getByRole('button', { name: 'Remove from history', exact: true }).click();
     await row.getByRole('button', { name: 'Remove', exact: true }).click();
@@ -190,13 +221,69 @@ describe('Remove from history in local search', () => {
     const stored = (await logEntries(popup)).filter((e) => e.question === 'zorblat flan');
     assert.ok(stored[0].results.some((r) => r.url === FLAN), 'still in the stored answer');
 
-    await popup.evaluate(() => {
-      chrome.history.deleteUrl = window.__realDeleteUrl;
-    });
+    await restoreInWorker(ext, 'deleteUrl');
     await row.getByRole('button', { name: 'Remove from history', exact: true }).click();
     await row.getByRole('button', { name: 'Remove', exact: true }).click();
     await waitForRowGone(popup, FLAN);
     assert.deepEqual(await historyUrls(popup, 'zorblat-flan'), [], 'removed on the second try');
+    await flushEvents(ext, popup);
+    ext.assertNoErrors();
+  });
+
+  test('a popup closed while the browser is still deleting: the worker ends the removal, the reopened popup no longer shows the page', async () => {
+    assert.deepEqual((await historyUrls(popup, 'zorblat-scone')).sort(), [...SCONE_RAW].sort(), 'fixture: two raw entries of the page');
+    const turn = await ask(popup, 'zorblat scones');
+    assertFound(turn, SCONE, 'the merged page');
+    // The browser's deletions are held until the popup is closed.
+    await ext.serviceWorker.evaluate(() => {
+      self.__hcDeletes = [];
+      self.__hcLetDelete = new Promise((resolve) => {
+        self.__hcReleaseDeletes = resolve;
+      });
+    });
+    await wrapInWorker(ext, 'deleteUrl', async (real, details) => {
+      self.__hcDeletes.push(details.url);
+      await self.__hcLetDelete;
+      return real(details);
+    });
+    try {
+      const row = rowOf(popup, SCONE);
+      await row.getByRole('button', { name: 'Remove from history', exact: true }).click();
+      await row.getByRole('button', { name: 'Remove', exact: true }).click();
+      await waitUntil(
+        async () => (await ext.serviceWorker.evaluate(() => self.__hcDeletes.length)) > 0,
+        'the worker starting to delete the page',
+      );
+      await popup.close();
+    } finally {
+      await ext.serviceWorker.evaluate(() => self.__hcReleaseDeletes());
+    }
+    // No popup is open now: another extension page watches the worker's work end.
+    const other = await ext.openPage('manifest.json');
+    let left = [];
+    await waitUntil(async () => (left = await historyUrls(other, 'zorblat-scone')).length === 0, 'chrome.history holding no entry of the page', {
+      describe: () => `still held: ${JSON.stringify(left)}`,
+    });
+    // The worker rewrites the stored answer after the deletions: wait for that write, not a time.
+    await other.waitForFunction(
+      async (url) => {
+        const items = await chrome.storage.local.get(null);
+        return Object.values(items).some((t) => t?.question === 'zorblat scones' && !t.results?.some((r) => r.url === url));
+      },
+      SCONE,
+      { timeout: LIMIT_MS },
+    );
+    await other.close();
+    await restoreInWorker(ext, 'deleteUrl');
+    assert.deepEqual((await ext.serviceWorker.evaluate(() => self.__hcDeletes)).sort(), [...SCONE_RAW].sort(), 'every raw entry was deleted by the worker');
+
+    popup = await openPopup(ext);
+    await waitForTurns(popup, 6, LIMIT_MS);
+    const reopened = (await readTurns(popup)).find((t) => t.question === 'zorblat scones');
+    assert.ok(reopened, 'the turn is still in the conversation');
+    assertNotFound(reopened, SCONE, 'the removed page, after reopening');
+    const index = await askWorker(popup, { type: 'search', query: 'zorblat scones', startMs: 0, limit: 25 });
+    assert.ok(!index.pages.some((p) => p.url === SCONE), 'the index no longer holds it');
     await flushEvents(ext, popup);
     ext.assertNoErrors();
   });

@@ -17,7 +17,6 @@ use wasm_bindgen::prelude::*;
 use crate::ChromeError;
 use crate::error::settle;
 use crate::js_json::{from_js, to_js};
-use crate::messages::ask_worker;
 use crate::storage;
 
 #[wasm_bindgen]
@@ -79,16 +78,13 @@ pub async fn delete_url(url: &str) -> Result<(), ChromeError> {
 }
 
 /// Deletes a page shown in a result (`page_url`, cleaned) from the browser's history: every raw
-/// entry merged into it. The worker's index says which ([`Request::Entries`]); only what it cannot
-/// tell — entries older than a build has reached, or all of them when it cannot answer — is
-/// searched for in the browser's history ([`rows::entry_lookup`], [`rows::variants_text`],
-/// [`rows::variants`]). Says whether the history still held it; stops at the first entry the
-/// browser refuses to delete.
-pub async fn delete_page(page_url: &str) -> Result<Removal, ChromeError> {
-    let request = Request::Entries {
-        url: page_url.to_owned(),
-    };
-    let EntryLookup { mut known, search } = rows::entry_lookup(ask_worker(&request).await.ok());
+/// entry merged into it. The index's `lookup` says which (the service worker's answer to
+/// [`Request::Entries`], read by [`rows::entry_lookup`]); only what it cannot tell — entries older
+/// than a build has reached, or all of them when it cannot answer — is searched for in the
+/// browser's history ([`rows::variants_text`], [`rows::variants`]). Says whether the history still
+/// held it; stops at the first entry the browser refuses to delete.
+pub async fn delete_page(page_url: &str, lookup: EntryLookup) -> Result<Removal, ChromeError> {
+    let EntryLookup { mut known, search } = lookup;
     let end_ms = match search {
         EntrySearch::Nothing => None,
         EntrySearch::Before(end_ms) => Some(Some(end_ms)),

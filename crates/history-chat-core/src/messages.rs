@@ -8,6 +8,7 @@ use crate::display::relative_time;
 use crate::history::Page;
 use crate::i18n::{number, plural};
 use crate::period::Period;
+use crate::rows::Removal;
 use crate::semantic::{SemanticProgress, SemanticStatus, UnavailableReason, Words};
 use crate::site_filter::SiteFilter;
 
@@ -81,16 +82,21 @@ pub enum Request {
         /// At most this many pages.
         limit: usize,
     },
-    /// The user removed these pages from the browser's history (a result's "Remove from
-    /// history"): the worker drops them from the local index (saved soon after) and from topic
-    /// search's vectors at once, whatever `onVisitRemoved` decides for them. Answered with
-    /// [`Response::Forgotten`].
-    Forget {
-        /// The pages' URLs (cleaned, as shown; a raw URL is cleaned first). The whole page goes,
+    /// A result's "Remove from history", done by the worker so that it ends even if the popup
+    /// closes meanwhile: every raw entry merged into the page `url` is deleted from the browser's
+    /// history (those the index holds, [`Request::Entries`], and a search of the browser's history
+    /// for what it cannot tell), then the page leaves the local index (saved soon after), topic
+    /// search's vectors, a running AI search and the stored conversation, whatever
+    /// `onVisitRemoved` decides for it. Answered with [`Response::Removed`], or
+    /// [`Response::Failed`] (worded for the alert) when the browser refused a deletion: the page
+    /// then stays everywhere, and trying again is safe.
+    Remove {
+        /// The page's URL (cleaned, as shown; a raw URL is cleaned first). The whole page goes,
         /// every raw entry merged into it.
-        urls: Vec<String>,
+        url: String,
     },
-    /// A result's "Remove from history": the raw history entries merged into the page `url`
+    /// The raw history entries merged into the page `url` (a removal's, asked by the worker of its
+    /// own index)
     /// (cleaned, as shown), as the index holds them, so that deleting the page needs no search
     /// of the whole history. Answered with [`Response::Pages`] whose pages are those entries —
     /// each with its raw URL, its own last visit and visit count, the page's title — leaving out
@@ -178,10 +184,14 @@ pub enum Response {
         /// How far it has got.
         progress: IndexProgress,
     },
-    /// [`Request::Forget`] is done: neither index holds those pages any more.
-    Forgotten {
-        /// How many of them the local index held.
-        pages: usize,
+    /// [`Request::Remove`] is done: the browser's history, both indexes and a running search no
+    /// longer hold the page.
+    Removed {
+        /// Whether the browser's history still held it.
+        removal: Removal,
+        /// Why the stored conversation could not be rewritten without it, when it could not (the
+        /// answers on screen drop it all the same).
+        conversation_error: Option<String>,
     },
     /// Something went wrong in the worker.
     Failed {
@@ -358,20 +368,36 @@ mod tests {
     }
 
     #[test]
-    fn forget_names_the_pages_and_its_answer_counts_them() {
-        let request = Request::Forget {
-            urls: vec!["https://a.example/x".into()],
+    fn remove_names_the_page_and_its_answer_says_what_happened() {
+        let request = Request::Remove {
+            url: "https://a.example/x".into(),
         };
         let value = serde_json::to_value(&request).unwrap();
         assert_eq!(
             value,
-            json!({"type": "forget", "urls": ["https://a.example/x"]})
+            json!({"type": "remove", "url": "https://a.example/x"})
         );
         assert_eq!(serde_json::from_value::<Request>(value).unwrap(), request);
-        assert_eq!(
-            serde_json::to_value(Response::Forgotten { pages: 1 }).unwrap(),
-            json!({"type": "forgotten", "pages": 1})
-        );
+        let table = [
+            (
+                Removal::Removed,
+                None,
+                json!({"type": "removed", "removal": "removed", "conversationError": null}),
+            ),
+            (
+                Removal::AlreadyGone,
+                Some("quota".to_owned()),
+                json!({"type": "removed", "removal": "alreadyGone", "conversationError": "quota"}),
+            ),
+        ];
+        for (removal, conversation_error, wire) in table {
+            let response = Response::Removed {
+                removal,
+                conversation_error,
+            };
+            assert_eq!(serde_json::to_value(&response).unwrap(), wire);
+            assert_eq!(serde_json::from_value::<Response>(wire).unwrap(), response);
+        }
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //! building, catching up), the browser's history is searched for the rest ([`entry_lookup`],
 //! [`variants_text`], [`variants`]).
 
+use serde::{Deserialize, Serialize};
+
 use crate::clean::clean_url;
 use crate::history::HistoryItem;
 use crate::i18n::plural;
@@ -157,7 +159,8 @@ pub fn was_in_history(page_url: &str, items: &[HistoryItem]) -> bool {
 }
 
 /// What happened when the user removed a page, for the status line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Removal {
     /// Its entries were deleted from the browser's history (and the page from the index and the
     /// stored answers).

@@ -163,11 +163,11 @@ pub enum Event {
     /// Pages to remove whatever the expiry rule says (a forget asked by a page; also what a
     /// deletion by the user amounts to).
     Removed(RemovedVisits),
-    /// [`Request::Forget`]: the user removed these pages (cleaned or raw URLs) from the browser's
-    /// history. Each whole page goes at once, every raw entry merged into it, whatever
+    /// [`Request::Remove`], once the browser deleted the page: the user removed these pages
+    /// (cleaned or raw URLs) from the browser's history. Each whole page goes at once, every raw entry merged into it, whatever
     /// [`Event::Removed`] would keep; like a removal it is applied again after a history read that
-    /// was out when it came, and saved like any change. The conversation is the popup's to
-    /// rewrite.
+    /// was out when it came, and saved like any change. The conversation is the worker's removal's
+    /// to rewrite.
     Forget(Vec<String>),
     /// `chrome.history.onVisitRemoved`: what Chrome removed, at `now_ms` — Chrome forgetting old
     /// pages or the user deleting history, told apart by [`crate::archive::classify`].
@@ -427,9 +427,9 @@ impl Host {
             Request::Ask { .. } | Request::CancelAsk { .. } => Response::Failed {
                 message: "The local index does not run AI searches.".to_owned(),
             },
-            // A change, not a question: the worker feeds it as [`Event::Forget`].
-            Request::Forget { .. } => Response::Failed {
-                message: "Forgetting pages is a change of the index, not a question.".to_owned(),
+            // A change, not a question: the worker deletes the page, then feeds [`Event::Forget`].
+            Request::Remove { .. } => Response::Failed {
+                message: "Removing a page is a change of the index, not a question.".to_owned(),
             },
         })
     }

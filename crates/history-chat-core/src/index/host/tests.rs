@@ -781,11 +781,11 @@ fn forgetting_a_page_the_index_does_not_hold_changes_nothing_else() {
 }
 
 #[test]
-fn forget_is_not_answered_as_a_question() {
+fn remove_is_not_answered_as_a_question() {
     let sim = Sim::built(history());
     assert!(matches!(
-        sim.ask(Request::Forget {
-            urls: vec![CREME.to_owned()]
+        sim.ask(Request::Remove {
+            url: CREME.to_owned()
         }),
         Reply::Now(Response::Failed { .. })
     ));
