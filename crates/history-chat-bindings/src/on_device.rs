@@ -1,7 +1,8 @@
 //! Chrome's built-in model (Prompt API, `LanguageModel`, Gemini Nano) as the core's
-//! [`LanguageModel`]: one base session per page or worker, a clone per call (destroyed after), JSON-schema
-//! constrained answers, the context window measured so the pipeline can shrink the ranking
-//! request, cancellation through an `AbortSignal`. The promise plumbing is `src/on_device.js`.
+//! [`LanguageModel`]: one base session per page or worker, a clone per call (destroyed after),
+//! JSON-schema constrained answers, the context window measured so the pipeline can shrink the
+//! ranking request, cancellation through an `AbortSignal`. The promise plumbing is
+//! `src/on_device.js`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
