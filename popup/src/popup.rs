@@ -105,6 +105,8 @@ pub fn Popup() -> impl IntoView {
     let ask_known = RwSignal::new(false);
     // The key of the worker's search this popup asked, so its question box is cleared when done.
     let asked_here = StoredValue::new(None::<String>);
+    // Cancel was clicked before the worker said which search it runs: sent once it says.
+    let cancel_wanted = StoredValue::new(false);
     let live = RwSignal::new(None::<LiveAnswer>);
     let live_seq = StoredValue::new(0_u64);
     let availability = RwSignal::new(None::<Availability>);
@@ -267,6 +269,7 @@ pub fn Popup() -> impl IntoView {
         live_seq.update_value(|seq| *seq += 1);
         live.set(None);
         busy.set(true);
+        cancel_wanted.set_value(false);
         set_alert.set(None);
         status.set(t!("popup_status_searching"));
         spawn_local(async move {
@@ -296,6 +299,9 @@ pub fn Popup() -> impl IntoView {
                 Asked::Answered(stored) => *stored,
                 // The worker runs it; how it goes and its answer come over the `ask` port.
                 Asked::InWorker(key) => {
+                    if std::mem::take(&mut *cancel_wanted.write_value()) {
+                        cancel_in_worker(key.clone(), set_alert);
+                    }
                     // Its answer may already have come (a worker faster than this reply).
                     match turns.with_untracked(|shown| shown.iter().any(|s| s.key == key)) {
                         true => question.set(String::new()),
@@ -338,14 +344,12 @@ pub fn Popup() -> impl IntoView {
         },
     )));
     let cancel = move |_| {
-        if let Some(ask) = worker_ask.get_untracked() {
-            status.set(t!("popup_status_cancelling"));
-            spawn_local(async move {
-                let request = Request::CancelAsk { key: Some(ask.key) };
-                if let Err(error) = ask_worker(&request).await {
-                    set_alert.set(AlertMessage::new(t!("popup_ask_failed", error)));
-                }
-            });
+        status.set(t!("popup_status_cancelling"));
+        match worker_ask.get_untracked() {
+            Some(ask) => cancel_in_worker(ask.key, set_alert),
+            // Asked, but the worker has not said yet under which key it runs (it may still be
+            // making Chrome's model ready): cancelled as soon as it does.
+            None => cancel_wanted.set_value(true),
         }
     };
 
@@ -1009,6 +1013,17 @@ fn combobox_key(
     event.prevent_default();
     event.stop_propagation();
     highlight.set(next.and_then(|at| urls.get(at).cloned()));
+}
+
+/// Has the worker cancel its search `key` ([`Request::CancelAsk`]); the turn then ends as
+/// cancelled, over the `ask` port.
+fn cancel_in_worker(key: String, set_alert: WriteSignal<Option<AlertMessage>>) {
+    spawn_local(async move {
+        let request = Request::CancelAsk { key: Some(key) };
+        if let Err(error) = ask_worker(&request).await {
+            set_alert.set(AlertMessage::new(t!("popup_ask_failed", error)));
+        }
+    });
 }
 
 /// Removes a page from the browser's history (every raw entry merged into it), from the local

@@ -660,6 +660,36 @@ test('stand-in: Cancel during the keyword expansion ends the search at once with
   });
 });
 
+test('stand-in: Cancel while the worker is still making the model ready (before it says which search runs) cancels the search as soon as it does', SLOW, async () => {
+  await withExt({ lm: { hold: 'create' } }, async (ext) => {
+    const { soft, calls } = await failureCase(ext, {
+      message: /Search cancelled/,
+      expectResults: false,
+      run: async (popup) => {
+        await submit(popup, Q);
+        let held = null;
+        await waitUntil(
+          async () => (held = await workerCalls(ext)).create.some((c) => c.held),
+          "the worker's create() held",
+          { describe: () => describeLmCalls(held) },
+        );
+        // The search has no key yet: the click must not be lost.
+        await popup.getByRole('button', { name: 'Cancel' }).click();
+        await waitForStatus(popup, /Cancelling/);
+        await releaseLanguageModel(ext.serviceWorker);
+        await popup.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') === 'false', SEL.conversation, { timeout: LIMIT_MS });
+        return (await readAiTurns(popup))[0];
+      },
+    });
+    soft.check(!calls.prompts.some((p) => p.kind === 'ranking'), `a cancelled search ranks nothing: ${describeLmCalls(calls)}`);
+    const store = await ext.openPage('manifest.json'); // an extension page running none of its code
+    const stored = (await logEntries(store)).filter((e) => e.question === Q);
+    await store.close();
+    soft.check(stored.length === 1 && stored[0].error?.kind === 'cancelled' && !stored[0].running, `one turn stored, cancelled: ${JSON.stringify(stored)}`);
+    soft.done(describeLmCalls(calls));
+  });
+});
+
 test('stand-in: the model becomes unavailable after the popup opened: the worker sees it, the search falls back to local with a note, and the chip stops saying On-device', SLOW, async () => {
   await withExt({ lm: { availability: 'available' }, provider: 'onDevice' }, async (ext) => {
     const soft = softChecks();

@@ -61,7 +61,10 @@ export const LM_DEFAULTS = {
   fail: {},
   /** Call kind whose prompt never answers (until its signal aborts or its session is destroyed). */
   hang: null,
-  /** Call kind whose prompt waits until `releaseLanguageModel` (or its signal aborts), then answers. */
+  /**
+   * Call kind whose prompt waits until `releaseLanguageModel` (or its signal aborts), then answers;
+   * 'create': `LanguageModel.create` waits so (the session a search makes before it starts).
+   */
   hold: null,
   /** Call kind after whose answer the base session is destroyed (as Chrome may do), or null. */
   destroyBaseAfter: null,
@@ -404,6 +407,14 @@ function languageModelStub(initial) {
         initialPrompts: options.initialPrompts ?? null,
       });
       log(`create() while ${value}, user activation ${activation}`);
+      if (config.hold === 'create') {
+        calls.create.at(-1).held = true;
+        log('  (create held until released)');
+        await new Promise((resolve, reject) => {
+          held.push(resolve);
+          options.signal?.addEventListener('abort', () => reject(reasonOf(options.signal)), { once: true });
+        });
+      }
       if (options.signal?.aborted) throw reasonOf(options.signal);
       if (config.createError) throw new DOMException(config.createError.message ?? config.createError.name, config.createError.name);
       if (value === 'unavailable') throw new DOMException('Unable to create a text session because the service is not running.', 'NotSupportedError');
