@@ -95,16 +95,15 @@ pub enum Request {
         /// every raw entry merged into it.
         url: String,
     },
-    /// The raw history entries merged into the page `url` (a removal's, asked by the worker of its
-    /// own index)
-    /// (cleaned, as shown), as the index holds them, so that deleting the page needs no search
-    /// of the whole history. Answered with [`Response::Pages`] whose pages are those entries —
-    /// each with its raw URL, its own last visit and visit count, the page's title — leaving out
-    /// those only History Chat keeps (Chrome forgot them); `indexing: None` when they are every
-    /// entry the history holds for it, `Some` while the build does not reach back further than
-    /// its `since_ms` (older entries are the browser's to find). [`Response::Indexing`] when the
-    /// index cannot tell (not loaded, catching up, or the page is of an excluded site).
-    /// [`crate::rows::entry_lookup`] reads the answer.
+    /// The raw history entries merged into the page `url` (cleaned, as shown), as the index holds
+    /// them: [`Request::Remove`] asks them of the worker's own index, so that deleting the page
+    /// needs no search of the whole history. Answered with [`Response::Pages`] whose pages are
+    /// those entries — each with its raw URL, its own last visit and visit count, the page's title
+    /// — leaving out those only History Chat keeps (Chrome forgot them); `indexing: None` when they
+    /// are every entry the history holds for it, `Some` while the build does not reach back
+    /// further than its `since_ms` (older entries are the browser's to find).
+    /// [`Response::Indexing`] when the index cannot tell (not loaded, catching up, or the page is
+    /// of an excluded site). [`crate::rows::entry_lookup`] reads the answer.
     Entries {
         /// The page's URL (cleaned, as shown; a raw URL is cleaned first).
         url: String,

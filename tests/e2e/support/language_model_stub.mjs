@@ -238,6 +238,12 @@ function languageModelStub(initial) {
   globalThis.__lmRelease = () => {
     for (const go of held.splice(0)) go();
   };
+  /** Waits for `releaseLanguageModel`; rejects with the abort reason if `signal` aborts first. */
+  const untilReleased = (signal) =>
+    new Promise((resolve, reject) => {
+      held.push(resolve);
+      signal?.addEventListener('abort', () => reject(reasonOf(signal)), { once: true });
+    });
 
   let sessions = 0;
   class LanguageModelSession extends EventTarget {
@@ -335,10 +341,7 @@ function languageModelStub(initial) {
             if (config.hold === kind || config.hold === 'any') {
               record.held = true;
               log(`  (${kind} held until released)`);
-              await new Promise((resolve, reject) => {
-                held.push(resolve);
-                options.signal?.addEventListener('abort', () => reject(reasonOf(options.signal)), { once: true });
-              });
+              await untilReleased(options.signal);
             }
             await sleep(config.promptDelayMs, options.signal);
             const failure = failureFor(kind);
@@ -410,10 +413,7 @@ function languageModelStub(initial) {
       if (config.hold === 'create') {
         calls.create.at(-1).held = true;
         log('  (create held until released)');
-        await new Promise((resolve, reject) => {
-          held.push(resolve);
-          options.signal?.addEventListener('abort', () => reject(reasonOf(options.signal)), { once: true });
-        });
+        await untilReleased(options.signal);
       }
       if (options.signal?.aborted) throw reasonOf(options.signal);
       if (config.createError) throw new DOMException(config.createError.message ?? config.createError.name, config.createError.name);

@@ -164,10 +164,10 @@ pub enum Event {
     /// deletion by the user amounts to).
     Removed(RemovedVisits),
     /// [`Request::Remove`], once the browser deleted the page: the user removed these pages
-    /// (cleaned or raw URLs) from the browser's history. Each whole page goes at once, every raw entry merged into it, whatever
-    /// [`Event::Removed`] would keep; like a removal it is applied again after a history read that
-    /// was out when it came, and saved like any change. The conversation is the worker's removal's
-    /// to rewrite.
+    /// (cleaned or raw URLs) from the browser's history. Each whole page goes at once, every raw
+    /// entry merged into it, whatever [`Event::Removed`] would keep; like a removal it is applied
+    /// again after a history read that was out when it came, and saved like any change. The
+    /// conversation is the worker's removal's to rewrite.
     Forget(Vec<String>),
     /// `chrome.history.onVisitRemoved`: what Chrome removed, at `now_ms` — Chrome forgetting old
     /// pages or the user deleting history, told apart by [`crate::archive::classify`].
