@@ -1,15 +1,15 @@
 //! What a committed question does, outside the components: which engine answers (the core's
 //! [`choose`] and [`engine_for`]) and that engine's run — the local search here (what the index
-//! found shown early, then the browser's search and topic search fused in), either model (Gemini,
-//! or Chrome's built-in one) by the service worker, which outlives the popup (progress and the
-//! answer come over the `ask` port). The popup's components only wire signals to [`Hooks`] and
-//! show what [`ask`] returns. The as-you-type search ([`live_search`]) shares the local pieces.
+//! found shown early, then the browser's search, which the worker runs too, and topic search fused
+//! in), either model (Gemini, or Chrome's built-in one) by the service worker, which outlives the
+//! popup (progress and the answer come over the `ask` port). The popup's components only wire
+//! signals to [`Hooks`] and show what [`ask`] returns. The as-you-type search ([`live_search`])
+//! shares the local pieces.
 
-use history_chat_bindings::history::ChromeHistory;
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::{ask_worker, ask_worker_within};
 use history_chat_bindings::on_device;
-use history_chat_bindings::{ChromeError, nonce, now_ms};
+use history_chat_bindings::{nonce, now_ms};
 use history_chat_core::ai::provider::{Availability, Choice, Engine, choose, engine_for};
 use history_chat_core::ask::{AskReply, Busy};
 use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, turn_key};
@@ -20,7 +20,7 @@ use history_chat_core::messages::{
     IndexProgress, Request, Response, SEMANTIC_PAUSE_MS, SEMANTIC_POOL,
 };
 use history_chat_core::period::Period;
-use history_chat_core::search::{RESULT_LIMIT, local_search};
+use history_chat_core::search::RESULT_LIMIT;
 use history_chat_core::semantic::{Words, fuse_semantic};
 use history_chat_core::settings::Settings;
 
@@ -184,6 +184,23 @@ async fn index_search(query: &str, start_ms: i64) -> IndexAnswer {
     }
 }
 
+/// The browser's own search of its history ([`Request::BrowserSearch`]), run by the worker (so the
+/// popup parses no URL); `Err` with why the history could not be read, or the worker asked.
+async fn browser_search(question: &str, period: Period, now_ms: i64) -> Result<Vec<Page>, String> {
+    let request = Request::BrowserSearch {
+        question: question.to_owned(),
+        period,
+        now_ms,
+    };
+    match ask_worker(&request).await {
+        Ok(Response::Pages { pages, .. }) => Ok(pages),
+        Ok(Response::Failed { message }) => Err(message),
+        // Not an answer to `BrowserSearch` (a worker of another version).
+        Ok(_) => Err(String::from("unexpected reply")),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
 /// The index's pages fused with the browser's, cut to what is shown.
 fn fill_in(index: &[Page], browser: &[Page]) -> Vec<Page> {
     let mut pages = fuse_with_browser(index, browser);
@@ -231,7 +248,7 @@ pub(crate) async fn live_search(
             if !current() {
                 return;
             }
-            let browser = local_search(&ChromeHistory, &typed, period, now)
+            let browser = browser_search(&typed, period, now)
                 .await
                 .unwrap_or_default();
             if !current() {
@@ -270,19 +287,19 @@ async fn smart_local_search(
     period: Period,
     now: i64,
     early: impl FnOnce(&[Page], IndexProgress),
-) -> Result<(Vec<Page>, Option<IndexProgress>), ChromeError> {
+) -> Result<(Vec<Page>, Option<IndexProgress>), String> {
     match index_search(question, period.start_ms(now)).await {
         IndexAnswer::Whole(pages) => Ok((pages, None)),
         IndexAnswer::Partial(partial, progress) if !partial.is_empty() => {
             // What the index found is shown at once, and stands even if the browser fails.
             early(&partial, progress);
-            let browser = local_search(&ChromeHistory, question, period, now)
+            let browser = browser_search(question, period, now)
                 .await
                 .unwrap_or_default();
             Ok((fill_in(&partial, &browser), Some(progress)))
         }
         IndexAnswer::Partial(_, progress) => {
-            let pages = local_search(&ChromeHistory, question, period, now).await?;
+            let pages = browser_search(question, period, now).await?;
             Ok((pages, Some(progress)))
         }
     }
@@ -319,9 +336,7 @@ async fn ask_locally(question: String, period: Period, early: impl Fn(StoredTurn
             let topics = understand(&question, period.start_ms(at_ms)).await;
             Ok(with_topics(&pages, &topics))
         }
-        Err(error) => Err(TurnError::HistoryUnreadable {
-            detail: error.to_string(),
-        }),
+        Err(detail) => Err(TurnError::HistoryUnreadable { detail }),
     };
     let mut turn = Turn::local(at_ms, &question, period, outcome);
     turn.note = indexing.map(|progress| TurnNote::Indexing { progress });

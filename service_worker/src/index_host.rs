@@ -25,7 +25,9 @@ use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::{HistoryItem, Page, RemovedVisits};
 use history_chat_core::index::host::{Action, Event, Host, Reply};
 use history_chat_core::messages::{Request, Response, SEMANTIC_POOL};
+use history_chat_core::period::Period;
 use history_chat_core::rows::{self, removal_failed};
+use history_chat_core::search::local_search;
 use history_chat_core::semantic::Words;
 use history_chat_core::semantic::host::Removal;
 use history_chat_core::site_filter::SiteFilter;
@@ -155,6 +157,20 @@ pub async fn remove(url: String) -> Response {
     Response::Removed {
         removal,
         conversation_error,
+    }
+}
+
+/// [`Request::BrowserSearch`]: the browser's own search of its history, for a page whose index
+/// answer does not reach back far enough. Needs no index, so it never waits for the snapshot.
+pub async fn browser_search(question: &str, period: Period, now_ms: i64) -> Response {
+    match local_search(&history::ChromeHistory, question, period, now_ms).await {
+        Ok(pages) => Response::Pages {
+            pages,
+            indexing: None,
+        },
+        Err(error) => Response::Failed {
+            message: error.to_string(),
+        },
     }
 }
 

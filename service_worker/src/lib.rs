@@ -28,6 +28,7 @@ use wasm_bindgen::prelude::*;
 pub fn start() {
     console_error_panic_hook::set_once();
     history_chat_bindings::i18n::install();
+    history_chat_bindings::hosts::install();
     ask_host::start();
     semantic_host::start();
     index_host::start();
@@ -69,6 +70,11 @@ pub async fn on_message(message: JsValue) -> JsValue {
         }
         Ok(Request::SetSemantic { enabled }) => semantic_host::set_enabled(enabled),
         Ok(Request::Remove { url }) => index_host::remove(url).await,
+        Ok(Request::BrowserSearch {
+            question,
+            period,
+            now_ms,
+        }) => index_host::browser_search(&question, period, now_ms).await,
         Ok(Request::SetKeepForgotten { enabled }) => index_host::set_keep_forgotten(enabled).await,
         Ok(Request::ForgetKept) => index_host::forget_kept().await,
         Ok(Request::Ask { question, period }) => ask_host::ask(question, period).await,

@@ -50,6 +50,22 @@ pub enum Request {
         /// At most this many pages.
         limit: usize,
     },
+    /// The browser's own literal search of its history (`chrome.history`), for a page whose index
+    /// answer does not reach back to the period's start ([`Response::Pages`] with `indexing`):
+    /// [`crate::search::local_search`] over the browser's history, run by the worker so that the
+    /// popup parses no URL (cleaning the browser's raw entries needs the URL parser and its Unicode
+    /// tables). Its `site:` terms filter the pages; the excluded sites' pages are left out.
+    /// Answered with [`Response::Pages`] (`indexing: None`), or [`Response::Failed`] with why the
+    /// history could not be read.
+    BrowserSearch {
+        /// The question as typed, `site:` terms included.
+        question: String,
+        /// The period to search.
+        period: Period,
+        /// The instant the period ends (ms since the Unix epoch): the asker's, so that the
+        /// browser's pages and the index's are of one period.
+        now_ms: i64,
+    },
     /// Topic search: the pages whose meaning is closest to `query` (the on-device model's
     /// vectors), most similar first, among pages last visited at or after `start_ms`. Answered
     /// with [`Response::Understood`]; the asker fuses them with the lexical answer it already has.
@@ -397,6 +413,21 @@ mod tests {
             assert_eq!(serde_json::to_value(&response).unwrap(), wire);
             assert_eq!(serde_json::from_value::<Response>(wire).unwrap(), response);
         }
+    }
+
+    #[test]
+    fn browser_search_names_the_question_its_period_and_its_end() {
+        let request = Request::BrowserSearch {
+            question: "site:github.com cte".into(),
+            period: Period::Week,
+            now_ms: 9,
+        };
+        let value = serde_json::to_value(&request).unwrap();
+        assert_eq!(
+            value,
+            json!({"type": "browserSearch", "question": "site:github.com cte", "period": "7d", "nowMs": 9})
+        );
+        assert_eq!(serde_json::from_value::<Request>(value).unwrap(), request);
     }
 
     #[test]

@@ -427,6 +427,10 @@ impl Host {
             Request::Ask { .. } | Request::CancelAsk { .. } => Response::Failed {
                 message: "The local index does not run AI searches.".to_owned(),
             },
+            // The browser's search is the worker's, beside the index: it needs no index.
+            Request::BrowserSearch { .. } => Response::Failed {
+                message: "The local index does not search the browser's history.".to_owned(),
+            },
             // A change, not a question: the worker deletes the page, then feeds [`Event::Forget`].
             Request::Remove { .. } => Response::Failed {
                 message: "Removing a page is a change of the index, not a question.".to_owned(),

@@ -4,6 +4,7 @@ use super::*;
 use crate::exclusions::Exclusions;
 use crate::history::Page;
 use crate::index::FORMAT_VERSION;
+use crate::period::Period;
 
 const NOW: i64 = 1_780_000_000_000;
 const MINUTE: i64 = 60 * 1000;
@@ -781,14 +782,27 @@ fn forgetting_a_page_the_index_does_not_hold_changes_nothing_else() {
 }
 
 #[test]
-fn remove_is_not_answered_as_a_question() {
+fn requests_for_the_worker_itself_are_not_answered_as_questions() {
     let sim = Sim::built(history());
-    assert!(matches!(
-        sim.ask(Request::Remove {
-            url: CREME.to_owned()
-        }),
-        Reply::Now(Response::Failed { .. })
-    ));
+    let theirs = [
+        Request::Remove {
+            url: CREME.to_owned(),
+        },
+        Request::BrowserSearch {
+            question: "creme".to_owned(),
+            period: Period::Week,
+            now_ms: NOW,
+        },
+    ];
+    for request in theirs {
+        assert!(
+            matches!(
+                sim.ask(request.clone()),
+                Reply::Now(Response::Failed { .. })
+            ),
+            "{request:?}"
+        );
+    }
 }
 
 fn exclusions(text: &str) -> Event {
