@@ -13,5 +13,6 @@ use wasm_bindgen::prelude::*;
 pub fn mount_options() {
     console_error_panic_hook::set_once();
     history_chat_bindings::i18n::install();
+    history_chat_bindings::hosts::install();
     leptos::mount::mount_to_body(options::Options);
 }

@@ -18,6 +18,10 @@ import { askInNewPopup, launchWithPage } from './support/session.mjs';
 const SECRET = { url: 'https://mail.secret.example/inbox/zorblax-invoice', title: 'Zorblax invoice from the accountant' };
 const SECRET_ROOT = { url: 'https://secret.example/zorblax-invoice-archive', title: 'Zorblax invoice archive' };
 const OPEN = { url: 'https://open.example/zorblax-invoice-guide', title: 'Zorblax invoice guide' };
+/** An international name (bücher.example, kept by the browser as xn--bcher-kva.example), and an
+ * ASCII look-alike site with the same words. */
+const BUCHER = { url: 'https://xn--bcher-kva.example/wombat-kaffeeklatsch', title: 'Wombat kaffeeklatsch reading list' };
+const LOOKALIKE = { url: 'https://buecher.example/wombat-kaffeeklatsch', title: 'Wombat kaffeeklatsch shop' };
 const QUESTION = 'zorblax invoice';
 const LIST = '*.secret.example';
 const isSecret = (href) => /^https:\/\/([^/]*\.)?secret\.example\//.test(href);
@@ -29,6 +33,8 @@ function seeded(now) {
     { url: SECRET.url, title: SECRET.title, visits: [now - 10 * 60_000, now - HOUR] },
     { url: SECRET_ROOT.url, title: SECRET_ROOT.title, visits: [now - 2 * HOUR] },
     { url: OPEN.url, title: OPEN.title, visits: [now - 1 * DAY] },
+    { url: BUCHER.url, title: BUCHER.title, visits: [now - 5 * HOUR] },
+    { url: LOOKALIKE.url, title: LOOKALIKE.title, visits: [now - 4 * HOUR] },
   ];
 }
 
@@ -186,6 +192,49 @@ describe('excluded sites in local search', () => {
     assertFound(again, SECRET_ROOT.url);
     assert.ok((await omniboxContents(ext, QUESTION)).includes(SECRET.url), 'suggested again in the address bar');
     await flushEvents(ext, popup3, options);
+    ext.assertNoErrors();
+  });
+
+  test('an international name is excluded however it is written, in the stored answers too', async () => {
+    const words = 'wombat kaffeeklatsch';
+    const { popup, turn: before } = await askInNewPopup(ext, words);
+    assertFound(before, BUCHER.url, 'the bücher.example page, before the exclusion');
+    assertFound(before, LOOKALIKE.url);
+    await popup.close();
+
+    // An address is refused, naming its host as written (with its ASCII capitals made small).
+    await saveList(options, 'https://Bücher.example/x');
+    await options.locator(PROBLEMS).first().waitFor({ timeout: LIMIT_MS });
+    assert.deepEqual(await options.locator(PROBLEMS).allTextContents(), [
+      'Line 1 (“https://Bücher.example/x”): write the host alone: bücher.example.',
+    ]);
+
+    // In Unicode with capitals: the worker's index (the browser's parser there) drops the page.
+    await saveList(options, 'BÜCHER.example');
+    let saved;
+    await waitUntil(async () => (saved = (await readSettings(options))?.excludedSites)?.[0] === 'BÜCHER.example', 'the list saved', { describe: () => JSON.stringify(saved) });
+    let indexed;
+    await waitUntil(async () => !(indexed = await indexUrls(options, words)).includes(BUCHER.url), 'the page gone from the index', {
+      timeout: 60_000,
+      describe: () => JSON.stringify(indexed),
+    });
+    assert.ok(indexed.includes(LOOKALIKE.url), `the look-alike site stays: ${JSON.stringify(indexed)}`);
+
+    // The popup reads the list itself for the stored answer it shows.
+    const popup2 = await openPopup(ext);
+    await popup2.waitForFunction((sel) => document.querySelectorAll(sel).length > 0, SEL.turn, { timeout: LIMIT_MS });
+    const shown = (await readTurns(popup2)).find((t) => t.question === words);
+    assert.ok(shown, 'the stored answer is shown');
+    assertNotFound(shown, BUCHER.url, 'the excluded page in the stored answer');
+    assertFound(shown, LOOKALIKE.url);
+    const turn = await ask(popup2, words);
+    assertNotFound(turn, BUCHER.url, 'the excluded page, asked again');
+    assertFound(turn, LOOKALIKE.url);
+    await popup2.close();
+
+    await saveList(options, '');
+    await waitUntil(async () => ((saved = (await readSettings(options))?.excludedSites) ?? []).length === 0, 'the list emptied', { describe: () => JSON.stringify(saved) });
+    await flushEvents(ext, options);
     ext.assertNoErrors();
   });
 });

@@ -16,6 +16,10 @@ import { launchWithPage } from './support/session.mjs';
 const GITHUB = { url: 'https://github.com/postgres/postgres/blob/master/src/test/regress/sql/zebracte.sql', title: 'zebracte quokka cycles: regression tests' };
 const GIST = { url: 'https://gist.github.com/someone/5f1e2d', title: 'zebracte quokka cycles, a gist' };
 const BLOG = { url: 'https://blog.example.com/zebracte-quokka-cycles', title: 'Zebracte quokka cycles explained' };
+/** An international name (bücher.example, kept by the browser as xn--bcher-kva.example), and an
+ * ASCII look-alike site with the same words. */
+const BUCHER = { url: 'https://xn--bcher-kva.example/wombat-kaffeeklatsch', title: 'Wombat kaffeeklatsch reading list' };
+const LOOKALIKE = { url: 'https://buecher.example/wombat-kaffeeklatsch', title: 'Wombat kaffeeklatsch shop' };
 
 function seeded(now) {
   return [
@@ -24,6 +28,8 @@ function seeded(now) {
     { url: GIST.url, title: GIST.title, visits: [now - 1 * DAY] },
     // The other site's page is the most visited and most recent: unfiltered, it would come first.
     { url: BLOG.url, title: BLOG.title, visits: [now - 10 * 60_000, now - HOUR, now - 2 * DAY] },
+    { url: BUCHER.url, title: BUCHER.title, visits: [now - 5 * HOUR] },
+    { url: LOOKALIKE.url, title: LOOKALIKE.title, visits: [now - 4 * HOUR] },
   ];
 }
 
@@ -128,6 +134,21 @@ describe('site: filter in local search', () => {
     assert.deepEqual(await chipNames(popup), [], 'no chip left');
     assert.equal(await popup.evaluate((sel) => document.activeElement === document.querySelector(sel), SEL.search), true, 'focus goes back to the search box');
     await box.fill('');
+  });
+
+  test('an international site name works in either form, capitals too, and its chip names it in Unicode', async () => {
+    // The worker's index reads the term, with the browser's own URL parser (UTS 46 mapping included).
+    for (const typed of ['site:bücher.example', 'site:BÜCHER.example', 'site:xn--bcher-kva.example']) {
+      const turn = await ask(popup, `${typed} wombat kaffeeklatsch`);
+      assertFound(turn, BUCHER.url, `the bücher.example page for ${typed}`);
+      assertNotFound(turn, LOOKALIKE.url, `the look-alike site's page for ${typed}`);
+    }
+    // The popup reads it too, for its chip.
+    await popup.locator(SEL.search).fill('site:BÜCHER.example wombat');
+    let chips = [];
+    await waitUntil(async () => (chips = await chipNames(popup)).length > 0, 'the chip of the term', { describe: () => JSON.stringify(chips) });
+    assert.deepEqual(chips, ['Remove filter site:bücher.example']);
+    await popup.locator(SEL.search).fill('');
   });
 
   test('a bad site: value is searched as words, with a plain notice and no chip', async () => {

@@ -13,6 +13,7 @@ pub mod embedder;
 mod error;
 pub mod gemini;
 pub mod history;
+pub mod hosts;
 pub mod http;
 pub mod i18n;
 pub mod idb;

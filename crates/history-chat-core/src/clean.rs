@@ -12,6 +12,8 @@ use std::fmt;
 
 use url::Url;
 
+use crate::address::web_address;
+
 /// Query parameters that only track the visitor and never change the page, compared
 /// case-insensitively. Any parameter starting with `utm_` is also dropped (see [`is_tracking_param`]).
 ///
@@ -127,11 +129,10 @@ pub fn clean_url(raw: &str) -> Result<Url, Rejection> {
 
 /// Whether a link may be opened: only `http` and `https` URLs with a host, whatever a stored log or
 /// a model says. Everything we show passed [`clean_url`], so this is a second, independent check at
-/// the moment of opening.
+/// the moment of opening, read as text ([`crate::address::web_address`]: the popup links no URL
+/// parser).
 pub fn is_openable(url: &str) -> bool {
-    Url::parse(url).is_ok_and(|url| {
-        matches!(url.scheme(), "http" | "https") && url.host_str().is_some_and(|h| !h.is_empty())
-    })
+    web_address(url).is_some()
 }
 
 /// The query's `name=value` pieces that are not tracking parameters, sorted by name, then by the

@@ -1,7 +1,6 @@
 //! What the UI prints: readable URLs, titles and relative times.
 
-use url::Url;
-
+use crate::address::{unicode_host, web_address};
 use crate::i18n::plural;
 use crate::percent::{InvalidUtf8, percent_decode};
 use crate::period::{DAY_MS, HOUR_MS};
@@ -10,25 +9,25 @@ use crate::period::{DAY_MS, HOUR_MS};
 pub const READABLE_URL_MAX_CHARS: usize = 80;
 
 /// A URL as a person reads it: host without `www.` and in Unicode, then the path and query,
-/// percent-decoded where that gives valid UTF-8, cut to [`READABLE_URL_MAX_CHARS`].
+/// percent-decoded where that gives valid UTF-8, cut to [`READABLE_URL_MAX_CHARS`]. Anything but
+/// an `http(s)` address is only cut. Read as text ([`crate::address`]), without the URL parser.
 ///
 /// ```
 /// use history_chat_core::display::readable_url;
 /// assert_eq!(readable_url("https://www.xn--bcher-kva.de/caf%C3%A9"), "bücher.de/café");
 /// ```
 pub fn readable_url(url: &str) -> String {
-    let Ok(parsed) = Url::parse(url) else {
+    let Some(address) = web_address(url) else {
         return truncate(url, READABLE_URL_MAX_CHARS);
     };
-    let host = parsed.host_str().unwrap_or_default();
-    let host = host.strip_prefix("www.").unwrap_or(host);
-    let (host, _) = idna::domain_to_unicode(host);
-    let mut rest = parsed.path().to_owned();
-    if let Some(query) = parsed.query() {
-        rest.push('?');
-        rest.push_str(query);
-    }
-    let rest = percent_decode(&rest, false, InvalidUtf8::KeepAsWritten);
+    let host = address.host.to_ascii_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host);
+    let host = unicode_host(host);
+    let rest = address
+        .rest
+        .split_once('#')
+        .map_or(address.rest, |(rest, _)| rest);
+    let rest = percent_decode(rest, false, InvalidUtf8::KeepAsWritten);
     let rest = if rest == "/" { "" } else { &*rest };
     truncate(&format!("{host}{rest}"), READABLE_URL_MAX_CHARS)
 }
@@ -63,11 +62,8 @@ pub const FAVICON_SIZE: u32 = 16;
 /// );
 /// ```
 pub fn favicon_url(favicon_base: &str, page_url: &str) -> Option<String> {
-    let parsed = Url::parse(page_url).ok()?;
-    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-        return None;
-    }
-    let encoded: String = url::form_urlencoded::byte_serialize(page_url.as_bytes()).collect();
+    web_address(page_url)?;
+    let encoded: String = form_urlencoded::byte_serialize(page_url.as_bytes()).collect();
     Some(format!(
         "{favicon_base}?pageUrl={encoded}&size={FAVICON_SIZE}"
     ))

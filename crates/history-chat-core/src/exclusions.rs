@@ -21,6 +21,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::address::web_address;
 use crate::conversation::Turn;
 use crate::history::Page;
 use crate::site_filter::{Site, host_and_port, site_pattern};
@@ -201,20 +202,20 @@ fn parse_line(line: &str) -> Result<Excluded, LineProblem> {
     })
 }
 
-/// The host of a pasted address (`https://mail.google.com/x`, `mail.google.com/x`), in the
-/// browser's form, when it is an `http(s)` one with a host.
+/// The host of a pasted address (`https://mail.google.com/x`, `mail.google.com/x`), as written
+/// with its ASCII letters in lower case, when it is an `http(s)` one with a host.
 fn address_host(line: &str) -> Option<String> {
-    let parsed = match url::Url::parse(line) {
-        Ok(parsed) => parsed,
-        Err(_) if !line.contains("://") => url::Url::parse(&format!("https://{line}")).ok()?,
-        Err(_) => return None,
+    let with_scheme;
+    let line = if line.contains("://") {
+        line
+    } else {
+        with_scheme = format!("https://{line}");
+        &with_scheme
     };
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return None;
-    }
-    let host = parsed.host_str()?.to_owned();
+    let address = web_address(line)?;
+    let host = address.host.to_ascii_lowercase();
     site_pattern(&host).ok()?;
-    Some(match parsed.port() {
+    Some(match address.port {
         Some(port) => format!("{host}:{port}"),
         None => host,
     })

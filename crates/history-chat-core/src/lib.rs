@@ -11,6 +11,8 @@
 //!   and which is the user's deletion.
 //! - [`history`]: history items as the browser gives them, and pages once cleaned and merged.
 //! - [`period`]: the search periods ("last 7 days") and their arithmetic.
+//! - [`address`]: an `http(s)` address read as text (host, path; whether a link may open), for
+//!   the popup, which links no URL parser.
 //! - [`display`]: readable URLs, titles (the URL when there is none) and relative times, for the UI.
 //! - [`settings`]: the user's settings, loaded leniently so older and newer versions can share them.
 //! - [`exclusions`]: the excluded sites of the settings (one host or `*.domain` per line): parsed
@@ -43,6 +45,7 @@
 #[macro_use]
 pub mod i18n;
 
+pub mod address;
 pub mod ai;
 pub mod api_key;
 pub mod archive;

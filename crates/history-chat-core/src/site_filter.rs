@@ -25,7 +25,11 @@
 //!
 //! Conversation turns keep the question as typed; everything that searches parses it here.
 
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
+
+use crate::address::{unicode_host, web_address};
 
 /// One site of a filter: a host in the browser's form (lower case, `xn--` labels, no trailing
 /// dot, no `www.`), perhaps with a port.
@@ -67,11 +71,13 @@ impl Site {
             && host.as_bytes()[host.len() - self.host.len() - 1] == b'.'
     }
 
-    /// `github.com`, `localhost:3000`: how the site is named to the user.
+    /// `github.com`, `localhost:3000`, `bücher.de`: how the site is named to the user (an
+    /// international name in Unicode).
     pub fn label(&self) -> String {
+        let host = unicode_host(&self.host);
         match self.port {
-            Some(port) => format!("{}:{port}", self.host),
-            None => self.host.clone(),
+            Some(port) => format!("{host}:{port}"),
+            None => host,
         }
     }
 }
@@ -319,27 +325,68 @@ pub(crate) fn site_pattern(value: &str) -> Result<(Site, bool), ()> {
     if host.is_empty() || host.contains(['/', '?', '#', '@', '*', '%', '\\']) {
         return Err(());
     }
-    let host = match url::Host::parse(host).map_err(|_| ())? {
-        url::Host::Domain(domain) => {
-            let domain = domain.strip_suffix('.').unwrap_or(&domain).to_owned();
-            let plain = domain.split('.').all(|label| {
-                !label.is_empty()
-                    && label
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-            });
-            if !plain {
-                return Err(());
-            }
-            match domain.strip_prefix("www.") {
-                Some(rest) if !rest.is_empty() => rest.to_owned(),
-                _ => domain,
-            }
+    // A colon is an IPv6 address's only (in brackets); elsewhere the parser would read a port.
+    if !host.starts_with('[') && host.contains(':') {
+        return Err(());
+    }
+    let parsed = browser_form(host).ok_or(())?;
+    let host = if parsed.starts_with('[') {
+        parsed
+    } else {
+        // A domain, or an IPv4 address written out in full (its labels are plain too).
+        let domain = parsed.strip_suffix('.').unwrap_or(&parsed);
+        let plain = domain.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        });
+        if !plain {
+            return Err(());
         }
-        url::Host::Ipv4(address) => address.to_string(),
-        url::Host::Ipv6(address) => format!("[{address}]"),
+        match domain.strip_prefix("www.") {
+            Some(rest) if !rest.is_empty() => rest.to_owned(),
+            _ => domain.to_owned(),
+        }
     };
     Ok((Site { host, port }, wildcard))
+}
+
+/// How a host as typed is put in the browser's form: the URL standard's host parser's
+/// serialisation (lower case, international labels in their `xn--` form by UTS 46, an IPv4
+/// address written out in full, an IPv6 one in brackets); `None` when it is not a host.
+pub type HostParser = fn(host: &str) -> Option<String>;
+
+static HOST_PARSER: OnceLock<HostParser> = OnceLock::new();
+
+/// Routes every later reading of a site's host to `parse`. In the extension that is the browser's
+/// own URL parser (the bindings install it first thing in every page and in the worker): the
+/// pages then carry no UTS 46 tables, and a site is named exactly as the browser wrote the
+/// history's addresses. The first call wins.
+pub fn install_host_parser(parse: HostParser) {
+    // A second install (a page that mounts twice) would install the same parser: ignore it.
+    let _ = HOST_PARSER.set(parse);
+}
+
+/// `host` in the browser's form, by the installed parser ([`install_host_parser`]), else the
+/// built-in one.
+fn browser_form(host: &str) -> Option<String> {
+    match HOST_PARSER.get() {
+        Some(parse) => parse(host),
+        None => built_in_host(host),
+    }
+}
+
+/// Natively (tests, tools): the `url` crate's host parser, which follows the same standard.
+#[cfg(not(target_arch = "wasm32"))]
+fn built_in_host(host: &str) -> Option<String> {
+    url::Host::parse(host).ok().map(|host| host.to_string())
+}
+
+/// In the extension the browser parses; before [`install_host_parser`] nothing is a host.
+#[cfg(target_arch = "wasm32")]
+fn built_in_host(_host: &str) -> Option<String> {
+    None
 }
 
 /// `host[:port]` or `[v6][:port]`; `None` when brackets do not close.
@@ -361,19 +408,8 @@ fn split_port(value: &str) -> Option<(&str, Option<&str>)> {
 
 /// A cleaned URL's host (lower case) and port (explicit, else the scheme's default).
 pub(crate) fn host_and_port(url: &str) -> Option<(&str, Option<u16>)> {
-    let (scheme, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let authority = authority.rsplit('@').next()?;
-    let (host, port) = split_port(authority)?;
-    let port = match port {
-        Some(digits) => digits.parse::<u16>().ok(),
-        None => match scheme {
-            "https" => Some(443),
-            "http" => Some(80),
-            _ => None,
-        },
-    };
-    Some((host, port))
+    let address = web_address(url)?;
+    Some((address.host, Some(address.port_or_default())))
 }
 
 #[cfg(test)]
@@ -423,6 +459,9 @@ mod tests {
             ("site:[::1", None),
             ("site:\"a", None),
             ("site:user@github.com", None),
+            // A colon outside brackets: the parser would read `80` as the port, not the host.
+            ("site:a.com:80:90", None),
+            ("site:[::1]x", None),
             // Emoji hosts are names too (`i❤.ws`); the browser keeps them in the `xn--` form.
             ("site:❤.ws", Some(("xn--qei.ws", None))),
             ("site:%67ithub.com", None),
@@ -480,6 +519,13 @@ mod tests {
         );
         assert_eq!(parsed.terms.len(), 4);
         assert_eq!(parsed.terms[3].label(), "-site:gist.github.com");
+        let international = parse("site:BÜCHER.de:8080 -site:xn--i-7iq.ws");
+        let labels: Vec<String> = international.terms.iter().map(SiteTerm::label).collect();
+        assert_eq!(labels, ["site:bücher.de:8080", "-site:i❤.ws"]);
+        assert_eq!(
+            international.filter.scope(),
+            "from bücher.de:8080 (but not i❤.ws)"
+        );
         assert_eq!(parsed.words, "rust ");
         assert_eq!(
             parsed.filter.scope(),

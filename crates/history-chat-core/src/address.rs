@@ -1,0 +1,190 @@
+//! A web page's address read as text, without the URL parser: what the popup needs to show a
+//! page (its host, its path) and to decide whether a link may be opened.
+//!
+//! Why not `url`: its parser links in the Unicode tables of international names (UTS 46, about
+//! 48 KB gzip of the popup's module), and the popup has no address to parse. Every address it
+//! shows was made by [`crate::clean::clean_url`] in the service worker, so it is already in the
+//! parser's own form — lower-case scheme and host, `xn--` labels, a path that starts with `/`.
+//! Reading that form needs only to split it. Where it matters, the reading is strict: a scheme is
+//! `http` or `https` only when the text starts with it and `://`, so text the browser would read
+//! as another scheme is never taken for a web page.
+
+/// An `http(s)` address split into its parts, as its text has them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WebAddress<'a> {
+    /// `https` is `true`, `http` is `false`.
+    pub https: bool,
+    /// The host as written (user name and port left out): a domain, an IPv4 address, or an IPv6
+    /// one in brackets.
+    pub host: &'a str,
+    /// The port, when the address names one.
+    pub port: Option<u16>,
+    /// What follows the host and port: the path, the query, the fragment (perhaps empty).
+    pub rest: &'a str,
+}
+
+/// Characters no host has (the URL standard's forbidden host code points, and space).
+const FORBIDDEN_IN_HOST: &[char] = &[
+    ' ', '#', '%', '/', ':', '<', '>', '?', '@', '[', '\\', ']', '^', '|',
+];
+
+/// Splits `url` when it is an `http` or `https` address with a host; `None` for anything else
+/// (another scheme, a relative path, no host, a character no host has, a port that is not a
+/// number). The scheme's case does not matter; ASCII spaces and control characters around the
+/// address are ignored, as the browser ignores them.
+///
+/// ```
+/// use history_chat_core::address::web_address;
+/// let address = web_address("https://user@例え.jp:8443/a?b#c").unwrap();
+/// assert_eq!((address.host, address.rest), ("例え.jp", "/a?b#c"));
+/// assert_eq!(web_address("javascript:alert(1)"), None);
+/// ```
+pub fn web_address(url: &str) -> Option<WebAddress<'_>> {
+    let url = url.trim_matches(|c: char| c <= ' ');
+    let (https, after) = match url.split_once("://")? {
+        (scheme, after) if scheme.eq_ignore_ascii_case("https") => (true, after),
+        (scheme, after) if scheme.eq_ignore_ascii_case("http") => (false, after),
+        _ => return None,
+    };
+    let end = after.find(['/', '?', '#', '\\']).unwrap_or(after.len());
+    let (authority, rest) = after.split_at(end);
+    let host_and_port = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let (host, port) = match host_and_port.strip_prefix('[') {
+        Some(v6) => {
+            let (host, after) = host_and_port.split_at(v6.find(']')? + 2);
+            match after {
+                "" => (host, None),
+                _ => (host, Some(after.strip_prefix(':')?)),
+            }
+        }
+        None => match host_and_port.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (host_and_port, None),
+        },
+    };
+    let plain_host = host.starts_with('[') || !host.contains(FORBIDDEN_IN_HOST);
+    let plain = |c: char| !c.is_control() && c != ' ';
+    let port = match port {
+        None | Some("") => None,
+        Some(digits) if digits.bytes().all(|b| b.is_ascii_digit()) => Some(digits.parse().ok()?),
+        Some(_) => return None,
+    };
+    (!host.is_empty() && plain_host && host.chars().all(plain)).then_some(WebAddress {
+        https,
+        host,
+        port,
+        rest,
+    })
+}
+
+impl WebAddress<'_> {
+    /// The port, explicit or the scheme's default.
+    pub fn port_or_default(&self) -> u16 {
+        self.port.unwrap_or(if self.https { 443 } else { 80 })
+    }
+}
+
+/// A host in Unicode, as a person reads it: each `xn--` label decoded (one that does not decode
+/// stays as written). Only Punycode, no Unicode tables: the host is already in the browser's
+/// form, so nothing else is left to map.
+///
+/// ```
+/// use history_chat_core::address::unicode_host;
+/// assert_eq!(unicode_host("xn--bcher-kva.de"), "bücher.de");
+/// ```
+pub fn unicode_host(host: &str) -> String {
+    host.split('.')
+        .map(|label| {
+            label
+                .get(..4)
+                .filter(|prefix| prefix.eq_ignore_ascii_case("xn--") && label.len() > 4)
+                .and_then(|_| idna::punycode::decode_to_string(&label[4..]))
+                .unwrap_or_else(|| label.to_owned())
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn web_addresses_are_split_and_everything_else_refused() {
+        // (address, its parts: https, host, port with the default, rest)
+        type Parts<'a> = Option<(bool, &'a str, u16, &'a str)>;
+        let rows: &[(&str, Parts)] = &[
+            (
+                "https://example.com/a?b=1",
+                Some((true, "example.com", 443, "/a?b=1")),
+            ),
+            ("http://example.com", Some((false, "example.com", 80, ""))),
+            ("HTTPS://EXAMPLE.COM", Some((true, "EXAMPLE.COM", 443, ""))),
+            (
+                "  https://example.com/\n",
+                Some((true, "example.com", 443, "/")),
+            ),
+            (
+                "http://localhost:3000/x",
+                Some((false, "localhost", 3000, "/x")),
+            ),
+            (
+                "http://u:p@a.example:8080/",
+                Some((false, "a.example", 8080, "/")),
+            ),
+            ("https://a.example:/", Some((true, "a.example", 443, "/"))),
+            ("http://[::1]:8080/x", Some((false, "[::1]", 8080, "/x"))),
+            ("http://[::1]/", Some((false, "[::1]", 80, "/"))),
+            ("https://a.example?q", Some((true, "a.example", 443, "?q"))),
+            (
+                "https://a.example#top",
+                Some((true, "a.example", 443, "#top")),
+            ),
+            ("https://例え.jp/", Some((true, "例え.jp", 443, "/"))),
+            ("javascript:alert(1)", None),
+            ("JavaScript://example.com/%0aalert(1)", None),
+            ("data:text/html,x", None),
+            ("chrome://settings", None),
+            ("file:///etc/passwd", None),
+            ("view-source:https://example.com", None),
+            ("//example.com/a", None),
+            ("/relative/path", None),
+            ("https://", None),
+            ("https:///path", None),
+            ("https://user@/x", None),
+            ("https://exa mple.com/", None),
+            ("https://a.example:port/", None),
+            ("https://a.example:70000/", None),
+            ("https://[::1/", None),
+            ("https://[::1]x/", None),
+            ("https://a\u{0}b.example/", None),
+            ("not a url", None),
+            ("", None),
+        ];
+        for &(url, expected) in rows {
+            let split = web_address(url).map(|a| (a.https, a.host, a.port_or_default(), a.rest));
+            assert_eq!(split, expected, "web_address({url:?})");
+        }
+    }
+
+    #[test]
+    fn hosts_read_in_unicode() {
+        let rows = [
+            ("example.com", "example.com"),
+            ("xn--bcher-kva.de", "bücher.de"),
+            ("xn--r8jz45g.jp", "例え.jp"),
+            ("mail.xn--bcher-kva.de", "mail.bücher.de"),
+            ("xn--i-7iq.ws", "i❤.ws"),
+            // Not Punycode: kept as written.
+            ("xn--.example", "xn--.example"),
+            ("xn--zz-\u{e9}.example", "xn--zz-\u{e9}.example"),
+            ("[::1]", "[::1]"),
+            ("127.0.0.1", "127.0.0.1"),
+        ];
+        for (host, expected) in rows {
+            assert_eq!(unicode_host(host), expected, "unicode_host({host:?})");
+        }
+    }
+}
