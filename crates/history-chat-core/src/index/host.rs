@@ -108,7 +108,8 @@ pub const READ_RETRY_MS: u32 = 500;
 /// loaded 2-core machine): requests wait that long for a load, never for a build.
 pub const EXPECTED_LOAD_MS: u32 = 500;
 
-/// How long a page waits for the worker's answer before it asks the browser instead. Twice
+/// How long a page waits for the index's answer before it has the browser's search answer instead
+/// ([`Request::BrowserSearch`], which the worker runs without the index). Twice
 /// [`EXPECTED_LOAD_MS`]: the only time the worker makes a request wait is while it reads its
 /// snapshot; otherwise it answers in milliseconds, even mid-build.
 pub const WORKER_PATIENCE_MS: u32 = 2 * EXPECTED_LOAD_MS;
