@@ -97,7 +97,7 @@ async function waitForTopicsReady(page) {
   let last;
   await waitUntil(async () => {
     last = (await askWorker(page, { type: 'semanticState' }))?.progress;
-    return last?.status?.type === 'ready';
+    return last?.status === 'ready';
   }, 'topic search ready', { timeout: 240_000, describe: () => JSON.stringify(last) });
 }
 

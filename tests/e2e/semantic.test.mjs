@@ -48,7 +48,10 @@ function topicHistory(now) {
 async function semanticState(page) {
   const answer = await askWorker(page, { type: 'semanticState' });
   assert.equal(answer?.type, 'semantic', `semanticState answered ${JSON.stringify(answer)}`);
-  return answer.progress;
+  // The status as `{ type, reason }`: on the wire it is "ready", or { unavailable: "modelMissing" }.
+  const { status } = answer.progress;
+  const [type, reason] = typeof status === 'string' ? [status] : Object.entries(status)[0];
+  return { ...answer.progress, status: { type, reason } };
 }
 
 /** Waits until topic search reports `status` (failing at once on another final state). */

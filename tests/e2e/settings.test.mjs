@@ -279,7 +279,7 @@ test('retention "forever" keeps old messages', async () => {
   }
 });
 
-test('stored failures and notes are worded when shown, for the engine that answered; older sentences show as they are', async () => {
+test('stored failures and notes are worded when shown, for the engine that answered; earlier versions\' shapes and sentences show as they did', async () => {
   const ext = await launch();
   try {
     const now = Date.now();
@@ -289,7 +289,11 @@ test('stored failures and notes are worded when shown, for the engine that answe
         atMs: now - minutesAgo * 60_000, question, period: '7d', results: [], ...fields,
       },
     });
+    // This version's shape (externally tagged), and the earlier one ("kind", "why"; sentences).
     await storageSet(setup, 'local', {
+      ...turn(55, 'cancelled now', { mode: 'gemini', error: 'cancelled', ai: { depth: 'regular', notices: ['cut'] } }),
+      ...turn(50, 'not downloaded', { mode: 'local', note: { fallback: { onDeviceNotReady: { availability: 'downloadable' } } } }),
+      ...turn(45, 'stopped', { mode: 'onDevice', error: { kind: 'interrupted' } }),
       ...turn(40, 'on device timed out', { mode: 'onDevice', error: { kind: 'model', failure: { kind: 'timeout' } }, ai: { depth: 'regular', notices: [] } }),
       ...turn(30, 'gemini timed out', { mode: 'gemini', error: { kind: 'model', failure: { kind: 'timeout' } }, ai: { depth: 'regular', notices: [{ kind: 'unranked' }] } }),
       ...turn(20, 'no key', { mode: 'local', note: { kind: 'fallback', why: 'noApiKey' } }),
@@ -299,8 +303,11 @@ test('stored failures and notes are worded when shown, for the engine that answe
     await waitForSettled(popup, POPUP_STARTUP);
     const notices = await popup.evaluate(() => Object.fromEntries([...document.querySelectorAll('article.turn')].map((t) => [
       t.querySelector('p.question')?.textContent.trim(),
-      [...t.querySelectorAll('p.notice')].map((p) => p.textContent.trim()),
+      [...t.querySelectorAll('p.notice, button.link')].map((p) => p.textContent.trim()),
     ])));
+    assert.deepEqual(notices['cancelled now'], ['Search cancelled.', "The model's answer was cut short; showing the picks it completed."], JSON.stringify(notices));
+    assert.deepEqual(notices['not downloaded'], ["Chrome's built-in AI model is not downloaded yet. Searched locally.", 'Nothing in the last 7 days matches “not downloaded” — try the last 30 days.'], JSON.stringify(notices));
+    assert.deepEqual(notices['stopped'], ['The search stopped before it ended: Chrome stopped the extension while it ran. Ask again with Retry.', 'Retry'], JSON.stringify(notices));
     assert.deepEqual(notices['on device timed out'], ["Chrome's built-in model took too long to answer. Try again."], JSON.stringify(notices));
     assert.deepEqual(notices['gemini timed out'], ['Gemini took too long to answer. Try again.', 'Showing the first 5 matches, not ranked by the model.'], JSON.stringify(notices));
     assert.deepEqual(notices['no key'], ['No Gemini API key is set: add one in Options. Searched locally.', 'Nothing in the last 7 days matches “no key” — try the last 30 days.'], JSON.stringify(notices));

@@ -60,13 +60,10 @@ impl RunningAsk {
     }
 }
 
-/// What the worker tells the open popups about its AI search.
+/// What the worker tells the open popups about its AI search. Externally tagged, as
+/// [`crate::messages::Response`] is, so that the popup reads it without serde's buffering.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum AskUpdate {
     /// No search runs.
     Idle,
@@ -86,11 +83,7 @@ pub enum AskUpdate {
 
 /// The worker's answer to [`crate::messages::Request::Ask`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "outcome",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum AskReply {
     /// The search runs under this key; its progress comes over the port.
     Started {

@@ -4,7 +4,9 @@
 //! holds the time it was asked plus a random nonce. Writers never read-modify-write a shared list, so
 //! two popups (or a popup and the options page) writing at the same moment can never lose each
 //! other's turns; and the time in the key lets retention delete a turn even when its value is
-//! unreadable.
+//! unreadable. Turns stored by earlier versions, in another shape, are read through [`read_turn`].
+
+mod earlier;
 
 use std::collections::HashSet;
 
@@ -63,7 +65,7 @@ pub struct AiDetails {
 /// Why a turn has no answer, or only a partial one. Stored as a value and worded when shown
 /// ([`TurnError::message`]), for the engine that answered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub enum TurnError {
     /// The browser's history could not be searched.
     HistoryUnreadable {
@@ -81,7 +83,6 @@ pub enum TurnError {
     /// ran ([`interrupted`]). The user can ask again.
     Interrupted,
     /// A sentence stored by an earlier version, shown as it is.
-    #[serde(untagged)]
     Worded(String),
 }
 
@@ -107,7 +108,7 @@ impl TurnError {
 /// A line about how a turn was answered. Stored as a value, worded when shown
 /// ([`TurnNote::message`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub enum TurnNote {
     /// Not by the engine the user chose, and why.
     Fallback(Fallback),
@@ -124,7 +125,6 @@ pub enum TurnNote {
         progress: IndexProgress,
     },
     /// A sentence stored by an earlier version, shown as it is.
-    #[serde(untagged)]
     Worded(String),
 }
 
@@ -361,11 +361,7 @@ pub fn load(
             loaded.expired.push(key);
             continue;
         }
-        let turn = match value {
-            Value::Object(_) => serde_json::from_value::<Turn>(value).ok(),
-            _ => None,
-        };
-        match turn {
+        match read_turn(value) {
             Some(turn) => loaded.turns.push(StoredTurn { key, turn }),
             None => loaded.unreadable.push(key),
         }
@@ -381,7 +377,7 @@ pub fn interrupted(entries: impl IntoIterator<Item = (String, Value)>) -> Vec<St
         .into_iter()
         .filter(|(key, _)| key_time_ms(key).is_some())
         .filter_map(|(key, value)| {
-            let turn = serde_json::from_value::<Turn>(value).ok()?;
+            let turn = read_turn(value)?;
             turn.running.then(|| StoredTurn {
                 key,
                 turn: turn.interrupted(),
@@ -417,16 +413,21 @@ pub fn forget_removed(
         .into_iter()
         .filter(|(key, _)| key_time_ms(key).is_some())
         .filter_map(|(key, value)| {
-            let mut turn = match value {
-                Value::Object(_) => serde_json::from_value::<Turn>(value).ok()?,
-                _ => return None,
-            };
+            let mut turn = read_turn(value)?;
             let before = turn.results.len();
             turn.results
                 .retain(|result| !removed.all_history && !gone.contains(&result.page.url));
             (turn.results.len() != before).then_some(StoredTurn { key, turn })
         })
         .collect()
+}
+
+/// A stored turn's value as a turn, whichever version stored it; `None` when it is not a turn.
+pub fn read_turn(value: Value) -> Option<Turn> {
+    match value {
+        Value::Object(_) => serde_json::from_value(earlier::upgrade(value)).ok(),
+        _ => None,
+    }
 }
 
 /// Every conversation key among stored keys: what "Clear conversation" removes.
@@ -542,11 +543,8 @@ mod tests {
         assert_eq!(value["ai"]["keywords"], json!(["recursive", "cte"]));
         assert_eq!(value["ai"]["usage"]["totalTokens"], 15);
         assert_eq!(value["ai"]["depth"], "exhaustive");
-        assert_eq!(
-            value["error"],
-            json!({"kind": "model", "failure": {"kind": "overloaded"}})
-        );
-        assert_eq!(value["ai"]["notices"], json!([{"kind": "unranked"}]));
+        assert_eq!(value["error"], json!({"model": {"failure": "overloaded"}}));
+        assert_eq!(value["ai"]["notices"], json!(["unranked"]));
         assert_eq!(
             turn.error.as_ref().map(|error| error.message(turn.mode)),
             Some(ModelFailure::Overloaded.user_message(Engine::Gemini))
@@ -564,19 +562,19 @@ mod tests {
             (
                 timeout.clone(),
                 Engine::OnDevice,
-                json!({"kind": "model", "failure": {"kind": "timeout"}}),
+                json!({"model": {"failure": "timeout"}}),
                 "Chrome's built-in model took too long to answer. Try again.",
             ),
             (
                 timeout,
                 Engine::Gemini,
-                json!({"kind": "model", "failure": {"kind": "timeout"}}),
+                json!({"model": {"failure": "timeout"}}),
                 "Gemini took too long to answer. Try again.",
             ),
             (
                 TurnError::Cancelled,
                 Engine::Gemini,
-                json!({"kind": "cancelled"}),
+                json!("cancelled"),
                 "Search cancelled.",
             ),
             (
@@ -584,7 +582,7 @@ mod tests {
                     detail: "backend gone".into(),
                 },
                 Engine::Local,
-                json!({"kind": "historyUnreadable", "detail": "backend gone"}),
+                json!({"historyUnreadable": {"detail": "backend gone"}}),
                 "Your history could not be searched (backend gone). Try again in a moment.",
             ),
         ];
@@ -600,7 +598,7 @@ mod tests {
         let notes: &[(TurnNote, Value, &str)] = &[
             (
                 TurnNote::Fallback(Fallback::NoApiKey),
-                json!({"kind": "fallback", "why": "noApiKey"}),
+                json!({"fallback": "noApiKey"}),
                 "No Gemini API key is set: add one in Options. Searched locally.",
             ),
             (
@@ -609,14 +607,14 @@ mod tests {
                         reason: "session destroyed".into(),
                     },
                 },
-                json!({"kind": "onDeviceFailed", "failure": {"kind": "unavailable", "reason": "session destroyed"}}),
+                json!({"onDeviceFailed": {"failure": {"unavailable": {"reason": "session destroyed"}}}}),
                 "The on-device model is not available (session destroyed). Searched locally.",
             ),
             (
                 TurnNote::OnDeviceFailed {
                     failure: ModelFailure::Timeout,
                 },
-                json!({"kind": "onDeviceFailed", "failure": {"kind": "timeout"}}),
+                json!({"onDeviceFailed": {"failure": "timeout"}}),
                 "Chrome's built-in model took too long to answer. Try again. Searched locally.",
             ),
             (
@@ -626,7 +624,7 @@ mod tests {
                         since_ms: None,
                     },
                 },
-                json!({"kind": "indexing", "progress": {"pages": 10, "sinceMs": null}}),
+                json!({"indexing": {"progress": {"pages": 10, "sinceMs": null}}}),
                 "Indexing your history… meanwhile these come from Chrome's own search.",
             ),
         ];
@@ -650,7 +648,7 @@ mod tests {
             "note": "Searched locally.",
             "ai": {"notices": ["Showing the first 5 matches, not ranked by the model."], "modelUnavailable": true},
         });
-        let turn: Turn = serde_json::from_value(value).unwrap();
+        let turn = read_turn(value).unwrap();
         assert_eq!(
             turn.error,
             Some(TurnError::Worded(
@@ -671,12 +669,13 @@ mod tests {
                 "Showing the first 5 matches, not ranked by the model.".into()
             )])
         );
-        // A kind this version does not know is dropped, not shown as raw data.
-        let future: Turn = serde_json::from_value(json!({
-            "atMs": NOW, "question": "q", "error": {"kind": "somethingNew"}, "note": {"kind": "later"}
-        }))
-        .unwrap();
-        assert_eq!((future.error, future.note), (None, None));
+        // Written back, they keep reading the same.
+        let rewritten = serde_json::to_value(&turn).unwrap();
+        assert_eq!(
+            rewritten["error"],
+            json!({"worded": "Gemini returned an empty answer. Try again."})
+        );
+        assert_eq!(read_turn(rewritten), Some(turn));
     }
 
     #[test]

@@ -154,13 +154,12 @@ pub enum Request {
     },
 }
 
-/// The service worker's answer.
+/// The service worker's answer. Externally tagged (`{"pages": {"pages": [...]}}`), unlike
+/// [`Request`]: the pages read every answer, and an internally tagged enum is read through serde's
+/// buffered `Content`, a second copy of every reader the answer's types have (tens of KB in the
+/// popup's module). A page only writes requests, which costs no reader.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Response {
     /// The pages found, best first.
     Pages {
@@ -366,7 +365,7 @@ mod tests {
                 }
             })
             .unwrap(),
-            json!({"type": "indexing", "progress": {"pages": 7, "sinceMs": 9}})
+            json!({"indexing": {"progress": {"pages": 7, "sinceMs": 9}}})
         );
         assert_eq!(
             serde_json::to_value(Response::Pages {
@@ -374,11 +373,11 @@ mod tests {
                 indexing: None
             })
             .unwrap(),
-            json!({"type": "pages", "pages": []})
+            json!({"pages": {"pages": []}})
         );
         assert_eq!(
             serde_json::to_value(Response::Ready { pages: 3 }).unwrap(),
-            json!({"type": "ready", "pages": 3})
+            json!({"ready": {"pages": 3}})
         );
     }
 
@@ -397,12 +396,12 @@ mod tests {
             (
                 Removal::Removed,
                 None,
-                json!({"type": "removed", "removal": "removed", "conversationError": null}),
+                json!({"removed": {"removal": "removed", "conversationError": null}}),
             ),
             (
                 Removal::AlreadyGone,
                 Some("quota".to_owned()),
-                json!({"type": "removed", "removal": "alreadyGone", "conversationError": "quota"}),
+                json!({"removed": {"removal": "alreadyGone", "conversationError": "quota"}}),
             ),
         ];
         for (removal, conversation_error, wire) in table {

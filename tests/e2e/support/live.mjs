@@ -57,7 +57,20 @@ export async function literalSearch(page, text, startTime = 0) {
 
 /** Sends a message to the extension's worker from an extension page. */
 export async function askWorker(page, message) {
-  return page.evaluate((m) => chrome.runtime.sendMessage(m), message);
+  const answer = await page.evaluate((m) => chrome.runtime.sendMessage(m), message);
+  return readAnswer(answer);
+}
+
+/**
+ * The worker's answer as `{ type, ...fields }`. On the wire it is externally tagged: `{ pages:
+ * { pages: [...] } }`, or the bare name for an answer with no field.
+ */
+function readAnswer(answer) {
+  if (typeof answer === 'string') return { type: answer };
+  if (answer === null || typeof answer !== 'object') return answer;
+  const names = Object.keys(answer);
+  if (names.length !== 1) return answer;
+  return { type: names[0], ...answer[names[0]] };
 }
 
 /** Asks `warm` until the worker answers `ready`; returns {pages, ms}. */

@@ -104,7 +104,7 @@ pub struct ModelReply {
 
 /// Why a call gave no usable answer. Messages never contain the key or the request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub enum ModelFailure {
     /// The key is not valid (400 `API_KEY_INVALID`, "API key not valid", 401).
     KeyRejected,

@@ -49,7 +49,7 @@ pub struct AiInput {
 
 /// Where the search is, for the popup's status line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "step", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub enum Progress {
     /// Asking the model for keywords.
     Expanding,
@@ -93,7 +93,7 @@ impl Progress {
 
 /// Something the user should know about how the answer was made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub enum Notice {
     /// The model's keywords were not usable: the question's own words were searched.
     KeywordsFromQuestion,
@@ -133,7 +133,6 @@ pub enum Notice {
         found: usize,
     },
     /// A sentence stored by an earlier version, shown as it is.
-    #[serde(untagged)]
     Worded(String),
 }
 

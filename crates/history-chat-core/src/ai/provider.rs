@@ -147,10 +147,10 @@ impl Engine {
     }
 }
 
-/// Why the engine that answers is not the one the user chose. Stored in a turn (tagged `why`),
+/// Why the engine that answers is not the one the user chose. Stored in a turn,
 /// worded when shown ([`Fallback::message`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "why", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub enum Fallback {
     /// Gemini was chosen and no key is set: searched locally.
     NoApiKey,

@@ -174,6 +174,32 @@ fn updates_and_replies_cross_as_json() {
         let back: AskReply = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
         assert_eq!(back, reply);
     }
+    // Externally tagged: the popup reads them without serde's buffering.
+    let shapes = [
+        (
+            serde_json::to_value(asks.state()),
+            serde_json::json!({"running": {"key": "a", "question": "cte", "period": "7d",
+                "engine": "gemini", "progress": {"retrying": {"seconds": 20, "attempt": 2}},
+                "cancelling": false}}),
+        ),
+        (
+            serde_json::to_value(AskUpdate::Idle),
+            serde_json::json!("idle"),
+        ),
+        (
+            serde_json::to_value(AskReply::Started { key: "a".into() }),
+            serde_json::json!({"started": {"key": "a"}}),
+        ),
+        (
+            serde_json::to_value(AskReply::Local {
+                note: Some(TurnNote::Fallback(Fallback::NoApiKey)),
+            }),
+            serde_json::json!({"local": {"note": {"fallback": "noApiKey"}}}),
+        ),
+    ];
+    for (value, shape) in shapes {
+        assert_eq!(value.unwrap_or_else(|e| panic!("{e}")), shape);
+    }
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The semantic index's state and counts, for the options page's `<progress>` and the popup's
-/// notice: `{"status":{"type":"building"},"understood":120,"total":5000}`.
+/// notice: `{"status":"building","understood":120,"total":5000}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SemanticProgress {
@@ -16,10 +16,10 @@ pub struct SemanticProgress {
     pub total: u32,
 }
 
-/// What the semantic index is doing. Serialised as `{"type":"ready"}`,
-/// `{"type":"unavailable","reason":"modelMissing"}`.
+/// What the semantic index is doing. Serialised as `"ready"`, `{"unavailable":"modelMissing"}`
+/// (externally tagged, as every enum the popup reads: see [`crate::messages::Response`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", content = "reason", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub enum SemanticStatus {
     /// Turned off by the user: no vector is kept, nothing is embedded.
     Off,
@@ -62,18 +62,18 @@ mod tests {
     #[test]
     fn the_shape_pages_read() {
         let rows = [
-            (SemanticStatus::Off, json!({"type": "off"})),
-            (SemanticStatus::Loading, json!({"type": "loading"})),
-            (SemanticStatus::Building, json!({"type": "building"})),
-            (SemanticStatus::Ready, json!({"type": "ready"})),
-            (SemanticStatus::StorageFull, json!({"type": "storageFull"})),
+            (SemanticStatus::Off, json!("off")),
+            (SemanticStatus::Loading, json!("loading")),
+            (SemanticStatus::Building, json!("building")),
+            (SemanticStatus::Ready, json!("ready")),
+            (SemanticStatus::StorageFull, json!("storageFull")),
             (
                 SemanticStatus::Unavailable(UnavailableReason::ModelMissing),
-                json!({"type": "unavailable", "reason": "modelMissing"}),
+                json!({"unavailable": "modelMissing"}),
             ),
             (
                 SemanticStatus::Unavailable(UnavailableReason::StoreFailing),
-                json!({"type": "unavailable", "reason": "storeFailing"}),
+                json!({"unavailable": "storeFailing"}),
             ),
         ];
         for (status, want) in rows {

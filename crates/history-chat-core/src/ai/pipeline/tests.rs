@@ -701,7 +701,7 @@ fn the_answer_travels_as_json() {
     assert_eq!(serde_json::from_value::<AiAnswer>(json).unwrap(), answer);
     assert_eq!(
         serde_json::to_value(&steps[1]).unwrap(),
-        serde_json::json!({"step": "searching", "candidates": 8, "budget": 100, "keyword": 1, "keywords": 1})
+        serde_json::json!({"searching": {"candidates": 8, "budget": 100, "keyword": 1, "keywords": 1}})
     );
 }
 
@@ -806,7 +806,7 @@ fn nothing_found_is_stored_as_the_question_and_worded_when_shown() {
     .unwrap();
     assert_eq!(
         stored,
-        serde_json::json!({"kind": "nothingFound", "question": "cte site:github.com", "period": "7d"})
+        serde_json::json!({"nothingFound": {"question": "cte site:github.com", "period": "7d"}})
     );
     let read: Notice = serde_json::from_value(stored).unwrap();
     assert_eq!(
@@ -815,7 +815,7 @@ fn nothing_found_is_stored_as_the_question_and_worded_when_shown() {
     );
     // An earlier version stored the sentence: it is shown as it was.
     let legacy: Notice = serde_json::from_value(
-        serde_json::json!({"kind": "nothingFound", "message": "Nothing in the last 7 days matches “x”."}),
+        serde_json::json!({"nothingFound": {"message": "Nothing in the last 7 days matches “x”."}}),
     )
     .unwrap();
     assert_eq!(legacy.message(), "Nothing in the last 7 days matches “x”.");
