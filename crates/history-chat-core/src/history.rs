@@ -3,9 +3,9 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 
 use crate::clean::clean_url;
-use crate::lenient::or_default;
 
 /// One entry of `chrome.history.search`'s answer (`HistoryItem`), with the fields we use.
 ///
@@ -57,19 +57,30 @@ pub struct Page {
 
 /// A page of an answer, with the model's reason when a model ranked it: what the AI pipeline
 /// returns and what a stored turn keeps (the page's fields, plus `reason` when there is one).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RankedPage {
     /// The page.
     #[serde(flatten)]
     pub page: Page,
     /// Why the model picked it, one line; empty in local mode or when unranked.
-    #[serde(
-        default,
-        skip_serializing_if = "String::is_empty",
-        deserialize_with = "or_default"
-    )]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub reason: String,
+}
+
+/// Read as the page's fields plus `reason` (not a string: no reason), through a `Value`: the
+/// derived reader of a `#[serde(flatten)]` field buffers the whole object through serde's
+/// `Content` first, a second copy of the page's reader in every module that reads turns.
+impl<'de> Deserialize<'de> for RankedPage {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RankedPage, D::Error> {
+        let mut fields = Value::deserialize(deserializer)?;
+        let reason = match fields.as_object_mut().and_then(|f| f.remove("reason")) {
+            Some(Value::String(reason)) => reason,
+            _ => String::new(),
+        };
+        let page = Page::deserialize(fields).map_err(serde::de::Error::custom)?;
+        Ok(RankedPage { page, reason })
+    }
 }
 
 impl From<Page> for RankedPage {
@@ -233,5 +244,53 @@ mod tests {
         );
         assert_eq!(items[1], item("https://b.example/", "", 0, 0));
         assert_eq!(items[2], item("", "", 0, 0));
+    }
+
+    #[test]
+    fn ranked_pages_are_the_pages_fields_plus_a_reason() {
+        use serde_json::json;
+        let page = Page {
+            url: "https://a.example/".into(),
+            title: "A".into(),
+            last_visit_ms: 5,
+            visit_count: 2,
+        };
+        let fields =
+            json!({"url": "https://a.example/", "title": "A", "lastVisitMs": 5, "visitCount": 2});
+        let with_reason = |reason: Value| {
+            let mut fields = fields.clone();
+            fields["reason"] = reason;
+            fields
+        };
+        let rows = [
+            (fields.clone(), Some("")),
+            (with_reason(json!("About A.")), Some("About A.")),
+            // A reason that is not text is no reason; the page stays.
+            (with_reason(json!(42)), Some("")),
+            (with_reason(Value::Null), Some("")),
+            // No URL, no page.
+            (json!({"title": "A", "reason": "r"}), None),
+            (json!("https://a.example/"), None),
+        ];
+        for (stored, reason) in rows {
+            let read = serde_json::from_value::<RankedPage>(stored.clone()).ok();
+            let want = reason.map(|reason| RankedPage {
+                page: page.clone(),
+                reason: reason.into(),
+            });
+            assert_eq!(read, want, "{stored}");
+        }
+        let ranked = RankedPage {
+            page,
+            reason: "About A.".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&ranked).unwrap(),
+            with_reason(json!("About A."))
+        );
+        assert_eq!(
+            serde_json::to_value(RankedPage::from(ranked.page)).unwrap(),
+            fields
+        );
     }
 }

@@ -149,8 +149,10 @@ pub struct Settings {
     /// off by default). See [`crate::archive`] for which removals count as Chrome forgetting.
     #[serde(default, deserialize_with = "or_default")]
     pub keep_forgotten: bool,
-    /// Fields written by other versions of the extension, kept as they are.
-    #[serde(flatten)]
+    /// Fields written by other versions of the extension, kept as they are: written back
+    /// flattened, read by [`Settings::from_stored`] (the derived reader of a flattened field would
+    /// buffer every field through serde's `Content`, a second reader of each in every page).
+    #[serde(flatten, skip_deserializing)]
     pub other: Map<String, Value>,
 }
 
@@ -178,10 +180,18 @@ impl Settings {
     /// Reads stored settings, whatever they look like: anything that is not an object (nothing
     /// stored yet, or a corrupted value) gives the defaults.
     pub fn from_stored(value: Option<Value>) -> Settings {
-        match value {
-            Some(value @ Value::Object(_)) => serde_json::from_value(value).unwrap_or_default(),
-            _ => Settings::default(),
-        }
+        let Some(Value::Object(fields)) = value else {
+            return Settings::default();
+        };
+        let mut settings: Settings =
+            serde_json::from_value(Value::Object(fields.clone())).unwrap_or_default();
+        // Every field of this version is written, even at its default.
+        let known = Settings::default().to_stored();
+        settings.other = fields
+            .into_iter()
+            .filter(|(name, _)| known.get(name).is_none())
+            .collect();
+        settings
     }
 
     /// Whether a Gemini key is set (AI mode).
@@ -321,6 +331,11 @@ mod tests {
         // A line this version cannot read is kept, and not applied.
         assert_eq!(settings.exclusions().lines(), ["a.com", "*.b.org"]);
         assert!(settings.keep_forgotten);
+        assert_eq!(
+            settings.other,
+            Map::from_iter([(String::from("future"), json!({"x": 1}))]),
+            "only the unknown field is kept aside"
+        );
         assert_eq!(settings.to_stored(), stored);
     }
 
