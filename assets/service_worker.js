@@ -16,7 +16,8 @@ chrome.runtime.onInstalled.addListener(() => {
 chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   ready
     .then(() => worker.on_message(message))
-    .then(sendResponse, (error) => sendResponse({ type: 'failed', message: String(error) }));
+    // Response::Failed, externally tagged as every answer is.
+    .then(sendResponse, (error) => sendResponse({ failed: { message: String(error) } }));
   return true; // the answer comes asynchronously
 });
 

@@ -379,6 +379,13 @@ mod tests {
             serde_json::to_value(Response::Ready { pages: 3 }).unwrap(),
             json!({"ready": {"pages": 3}})
         );
+        // `assets/service_worker.js` answers so itself when the module throws.
+        assert_eq!(
+            serde_json::from_value::<Response>(json!({"failed": {"message": "Error: x"}})).unwrap(),
+            Response::Failed {
+                message: "Error: x".into()
+            }
+        );
     }
 
     #[test]
