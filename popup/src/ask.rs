@@ -1,18 +1,15 @@
-//! What a committed question does, outside the components: which engine answers (the core's
-//! [`choose`] and [`engine_for`]) and that engine's run — the local search here (what the index
-//! found shown early, then the browser's search, which the worker runs too, and topic search fused
-//! in), either model (Gemini, or Chrome's built-in one) by the service worker, which outlives the
-//! popup (progress and the answer come over the `ask` port). The popup's components only wire
-//! signals to [`Hooks`] and show what [`ask`] returns. The as-you-type search ([`live_search`])
-//! shares the local pieces.
+//! What a question does, outside the components. A committed question is the worker's
+//! ([`ask`]): it chooses the engine (the core's `hosted_engine`) and runs the search — the local
+//! search, answered in the reply (what the index found comes earlier, over the `ask` port), or
+//! either model, whose progress and answer come over the port — so that the search outlives the
+//! popup. The as-you-type search ([`live_search`]) runs here: the worker's index at once, the
+//! browser's search and topic search fused in after pauses, for the latest keystroke only.
 
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::{ask_worker, ask_worker_within};
-use history_chat_bindings::on_device;
-use history_chat_bindings::{nonce, now_ms};
-use history_chat_core::ai::provider::{Availability, Choice, Engine, choose, engine_for};
+use history_chat_bindings::now_ms;
 use history_chat_core::ask::{AskReply, Busy};
-use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, turn_key};
+use history_chat_core::conversation::StoredTurn;
 use history_chat_core::history::Page;
 use history_chat_core::index::fuse_with_browser;
 use history_chat_core::index::host::{BROWSER_SEARCH_DEBOUNCE_MS, WORKER_PATIENCE_MS};
@@ -22,72 +19,36 @@ use history_chat_core::messages::{
 use history_chat_core::period::Period;
 use history_chat_core::search::RESULT_LIMIT;
 use history_chat_core::semantic::{Words, fuse_semantic};
-use history_chat_core::settings::Settings;
-
-/// How [`ask`] reports while it runs: each a signal's setter in the popup.
-pub(crate) struct Hooks<E, A> {
-    /// An early local answer (what the index found, before the browser's search fills in).
-    pub(crate) early: E,
-    /// What Chrome now says of its model (after the worker could not use it).
-    pub(crate) availability: A,
-}
 
 /// What a committed question led to.
 pub(crate) enum Asked {
-    /// Answered here: the turn to store and show.
-    Answered(Box<StoredTurn>),
-    /// The worker runs it under this key.
+    /// Searched locally by the worker: the turn it wrote, and why it could not, if it could not.
+    Answered(Box<StoredTurn>, Option<String>),
+    /// A model answers it: the worker runs the search under this key.
     InWorker(String),
-    /// Refused: another search runs.
+    /// Refused: another AI search runs.
     Refused(Busy),
-    /// The worker could not be asked (its reason).
+    /// The worker could not be asked, or could not start (its reason).
     Failed(String),
 }
 
-/// Answers `question` over `period` with the engine `settings` and `on_device` choose: the local
-/// search here, either model in the worker (which may find it cannot run it now, and say why).
-pub(crate) async fn ask(
-    question: String,
-    period: Period,
-    settings: &Settings,
-    on_device: Availability,
-    hooks: &Hooks<impl Fn(StoredTurn), impl Fn(Availability)>,
-) -> Asked {
-    let Choice { engine, fallback } = choose(settings.provider, settings.has_api_key(), on_device);
-    let stored = match engine_for(&question, engine) {
-        Engine::Local => {
-            let mut local = ask_locally(question, period, &hooks.early).await;
-            local.turn.note = fallback.map(TurnNote::Fallback);
-            local
-        }
-        Engine::Gemini | Engine::OnDevice => match in_worker(&question, period).await {
-            Ok(asked) => return asked,
-            // The key went, or Chrome's model is not ready or failed to start.
-            Err(note) => {
-                if settings.provider.may_use_device() {
-                    (hooks.availability)(on_device::availability().await);
-                }
-                let mut local = ask_locally(question, period, |_| ()).await;
-                local.turn.note = note;
-                local
-            }
-        },
-    };
-    Asked::Answered(Box::new(stored))
-}
-
-/// Has the worker run the AI search ([`Request::Ask`]); `Err` with the note of a local search when
-/// it finds no model can answer now ([`AskReply::Local`]).
-async fn in_worker(question: &str, period: Period) -> Result<Asked, Option<TurnNote>> {
+/// Has the worker search `question` over `period`, its turn stored under `key`
+/// ([`Request::Ask`]).
+pub(crate) async fn ask(key: String, question: String, period: Period) -> Asked {
     let request = Request::Ask {
-        question: question.to_owned(),
+        question,
         period,
+        key,
     };
-    Ok(match ask_worker(&request).await {
+    match ask_worker(&request).await {
         Ok(Response::Asked { reply }) => match reply {
             AskReply::Started { key } => Asked::InWorker(key),
             AskReply::Busy(busy) => Asked::Refused(busy),
-            AskReply::Local { note } => return Err(note),
+            AskReply::Answered {
+                key,
+                turn,
+                save_failed,
+            } => Asked::Answered(Box::new(StoredTurn { key, turn: *turn }), save_failed),
         },
         // The worker could not read the settings: said, and the question stays in the box.
         Ok(Response::Failed { message }) => Asked::Failed(message),
@@ -95,7 +56,7 @@ async fn in_worker(question: &str, period: Period) -> Result<Asked, Option<TurnN
         // message type's `Debug` into the popup for a reason nobody acts on.
         Ok(_) => Asked::Failed(String::from("unexpected reply")),
         Err(error) => Asked::Failed(error.to_string()),
-    })
+    }
 }
 
 /// The matches shown while typing, before the question is committed.
@@ -277,68 +238,4 @@ pub(crate) async fn live_search(
             filling: false,
         });
     }
-}
-
-/// The smart local search for a committed question: the worker's index, at once; while the index
-/// does not reach back to the period's start, fused with the browser's own search. Also says how
-/// far indexing had got when the browser had to fill in.
-async fn smart_local_search(
-    question: &str,
-    period: Period,
-    now: i64,
-    early: impl FnOnce(&[Page], IndexProgress),
-) -> Result<(Vec<Page>, Option<IndexProgress>), String> {
-    match index_search(question, period.start_ms(now)).await {
-        IndexAnswer::Whole(pages) => Ok((pages, None)),
-        IndexAnswer::Partial(partial, progress) if !partial.is_empty() => {
-            // What the index found is shown at once, and stands even if the browser fails.
-            early(&partial, progress);
-            let browser = browser_search(question, period, now)
-                .await
-                .unwrap_or_default();
-            Ok((fill_in(&partial, &browser), Some(progress)))
-        }
-        IndexAnswer::Partial(_, progress) => {
-            let pages = browser_search(question, period, now).await?;
-            Ok((pages, Some(progress)))
-        }
-    }
-}
-
-/// Runs one local search and makes it a turn; a failure becomes the turn's error, with what to do.
-/// What the words found is given to `early` at once (same key as the final turn) while the
-/// browser's search fills in an incomplete index and topic search looks for pages about the
-/// question; the final turn fuses them all.
-async fn ask_locally(question: String, period: Period, early: impl Fn(StoredTurn)) -> StoredTurn {
-    let at_ms = now_ms();
-    let key = turn_key(at_ms, nonce());
-    let show_early = |pages: &[Page], note: Option<TurnNote>| {
-        let mut turn = Turn::local(at_ms, &question, period, Ok(pages.to_vec()));
-        turn.note = note;
-        early(StoredTurn {
-            key: key.clone(),
-            turn,
-        });
-    };
-    let outcome = smart_local_search(&question, period, at_ms, |partial, _| {
-        show_early(partial, Some(TurnNote::FillingIn))
-    })
-    .await;
-    let indexing = outcome.as_ref().ok().and_then(|(_, progress)| *progress);
-    let outcome = match outcome {
-        Ok((pages, _)) => {
-            if !pages.is_empty() {
-                show_early(
-                    &pages,
-                    indexing.map(|progress| TurnNote::Indexing { progress }),
-                );
-            }
-            let topics = understand(&question, period.start_ms(at_ms)).await;
-            Ok(with_topics(&pages, &topics))
-        }
-        Err(detail) => Err(TurnError::HistoryUnreadable { detail }),
-    };
-    let mut turn = Turn::local(at_ms, &question, period, outcome);
-    turn.note = indexing.map(|progress| TurnNote::Indexing { progress });
-    StoredTurn { key, turn }
 }

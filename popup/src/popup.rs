@@ -6,12 +6,14 @@
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::on_device::{self, OnDevice};
-use history_chat_bindings::{clipboard, now_ms, permissions, ports, runtime, storage, tabs};
+use history_chat_bindings::{clipboard, nonce, now_ms, permissions, ports, runtime, storage, tabs};
 use history_chat_core::ai::pipeline::Notice;
 use history_chat_core::ai::provider::{Availability, Engine, choose};
 use history_chat_core::archive;
 use history_chat_core::ask::{AskUpdate, Busy, RunningAsk};
-use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, key_time_ms};
+use history_chat_core::conversation::{
+    StoredTurn, Turn, TurnError, TurnNote, key_time_ms, turn_key,
+};
 use history_chat_core::display::{
     FAVICON_SIZE, display_title, favicon_url, percent, readable_url, relative_time,
 };
@@ -32,7 +34,7 @@ use leptos::html::Input;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::ask::{self, Asked, Hooks, LiveAnswer, live_search};
+use crate::ask::{self, Asked, LiveAnswer, live_search};
 use crate::keyboard::{self, move_focus};
 
 /// How long "Copy link" says "Copied".
@@ -212,6 +214,18 @@ pub fn Popup() -> impl IntoView {
                     busy.set(false);
                     finish_turn(StoredTurn { key, turn }, save_failed);
                 }
+                // What this popup's local search found at once, while the browser's search fills in.
+                AskUpdate::Early { key, turn } => {
+                    if asked_here.get_value().as_deref() == Some(key.as_str()) {
+                        let mut early = StoredTurn { key, turn };
+                        removed.with_untracked(|gone| early.turn.drop_pages(gone));
+                        status.set(t!("popup_status_searching_further"));
+                        turns.update(|turns| {
+                            turns.retain(|shown| shown.key != early.key);
+                            turns.insert(0, early);
+                        });
+                    }
+                }
                 AskUpdate::Idle => {
                     if worker_ask.get_untracked().is_some() {
                         worker_ask.set(None);
@@ -264,7 +278,6 @@ pub fn Popup() -> impl IntoView {
             }
             return;
         }
-        let known = settings.get_untracked();
         // A committed question replaces the as-you-type matches.
         live_seq.update_value(|seq| *seq += 1);
         live.set(None);
@@ -272,31 +285,33 @@ pub fn Popup() -> impl IntoView {
         cancel_wanted.set_value(false);
         set_alert.set(None);
         status.set(t!("popup_status_searching"));
+        // Named here, so that what the worker sends of this search is known as this popup's.
+        let key = turn_key(now_ms(), nonce());
+        asked_here.set_value(Some(key.clone()));
         spawn_local(async move {
-            // Read afresh: the first load may not have finished, and the options page may have
-            // changed the key or depth since the popup opened.
-            let current = storage::load_settings().await.unwrap_or(known);
-            settings.set(current.clone());
-            let on_device = match availability.get_untracked() {
-                Some(known) => known,
-                None => on_device::availability().await,
-            };
-            let hooks = Hooks {
-                // While the index is incomplete, what it found is shown at once and the
-                // browser's search fills in after.
-                early: move |mut early: StoredTurn| {
-                    removed.with_untracked(|gone| early.turn.drop_pages(gone));
-                    status.set(t!("popup_status_searching_further"));
-                    turns.update(|turns| {
-                        turns.retain(|shown| shown.key != early.key);
-                        turns.insert(0, early);
-                    });
-                },
-                availability: move |now: Availability| availability.set(Some(now)),
-            };
-            let outcome = ask::ask(asked, period, &current, on_device, &hooks).await;
-            let mut stored = match outcome {
-                Asked::Answered(stored) => *stored,
+            // Read afresh for the mode shown: the first load may not have finished, and the
+            // options page may have changed the key or depth since the popup opened. The worker
+            // reads them itself to choose the engine.
+            if let Ok(current) = storage::load_settings().await {
+                settings.set(current);
+            }
+        });
+        spawn_local(async move {
+            match ask::ask(key, asked, period).await {
+                Asked::Answered(stored, save_failed) => {
+                    if stored.turn.mode == Engine::Local
+                        && stored.turn.note.is_some()
+                        && settings.with_untracked(|s| s.provider.may_use_device())
+                    {
+                        // Not the model the user chose: the chip and the download line say what
+                        // Chrome's model is now.
+                        spawn_local(async move {
+                            availability.set(Some(on_device::availability().await))
+                        });
+                    }
+                    busy.set(false);
+                    finish_turn(*stored, save_failed);
+                }
                 // The worker runs it; how it goes and its answer come over the `ask` port.
                 Asked::InWorker(key) => {
                     if std::mem::take(&mut *cancel_wanted.write_value()) {
@@ -307,28 +322,20 @@ pub fn Popup() -> impl IntoView {
                         true => question.set(String::new()),
                         false => asked_here.set_value(Some(key)),
                     }
-                    return;
                 }
                 Asked::Refused(refused) => {
+                    asked_here.set_value(None);
                     set_alert.set(AlertMessage::new(refused.message()));
                     status.set(String::new());
-                    return busy.set(worker_ask.get_untracked().is_some());
+                    busy.set(worker_ask.get_untracked().is_some());
                 }
                 Asked::Failed(error) => {
+                    asked_here.set_value(None);
                     set_alert.set(AlertMessage::new(t!("popup_ask_failed", error)));
                     status.set(String::new());
-                    return busy.set(false);
+                    busy.set(false);
                 }
-            };
-            removed.with_untracked(|gone| stored.turn.drop_pages(gone));
-            let mut saved = storage::save_turn(&stored.key, &stored.turn).await;
-            if removed.with_untracked(|gone| stored.turn.drop_pages(gone)) {
-                // A page was removed while the answer was being written: write it again without.
-                saved = storage::save_turn(&stored.key, &stored.turn).await;
             }
-            question.set(String::new());
-            busy.set(false);
-            finish_turn(stored, saved.err().map(|error| error.to_string()));
         });
     };
     let on_submit = move |event: SubmitEvent| {

@@ -1,9 +1,10 @@
-//! Glue around the core's [`Asks`]: runs the popups' AI searches in the worker — Gemini over HTTP,
-//! Chrome's built-in model through its Prompt API — so that a search outlives the popup that asked
-//! ([`history_chat_core::ask`]). It writes the started turn, runs [`ai_search`] with the worker's
-//! own index as the page source, sends each step to the open popups over the `ask` port, and
-//! writes the answer over the started turn, whatever popup is open.
-//! While a search runs it keeps the worker awake ([`KEEP_ALIVE_MS`]); a worker that starts marks
+//! Glue around the core's [`Asks`]: runs the popups' searches in the worker, so that a search
+//! outlives the popup that asked ([`history_chat_core::ask`]). An AI search — Gemini over HTTP,
+//! Chrome's built-in model through its Prompt API — writes the started turn, runs [`ai_search`]
+//! with the worker's own index as the page source, sends each step to the open popups over the
+//! `ask` port, and writes the answer over the started turn, whatever popup is open. A question no
+//! model answers is searched locally ([`local_search`]), its answer written and given in the reply.
+//! While an AI search runs it keeps the worker awake ([`KEEP_ALIVE_MS`]); a worker that starts marks
 //! the turns a stopped one left running as interrupted before it tells any popup anything.
 
 use std::cell::{Cell, RefCell};
@@ -20,7 +21,7 @@ use history_chat_core::ai::provider::{Availability, Engine};
 use history_chat_core::ask::{
     AskReply, AskUpdate, Asks, HostedEngine, KEEP_ALIVE_MS, hosted_engine,
 };
-use history_chat_core::conversation::{Turn, TurnNote, turn_key};
+use history_chat_core::conversation::{Turn, TurnNote, key_time_ms, turn_key};
 use history_chat_core::history::RemovedVisits;
 use history_chat_core::messages::{Request, Response};
 use history_chat_core::period::Period;
@@ -28,7 +29,7 @@ use history_chat_core::settings::Settings;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
-use crate::index_host;
+use crate::{index_host, local_search};
 
 thread_local! {
     static ASKS: RefCell<Asks> = RefCell::new(Asks::default());
@@ -76,10 +77,18 @@ pub async fn connected(port: JsValue) {
 /// [`Request::Ask`]: starts the search, or says why not. The engine is chosen here, from what
 /// the worker reads itself (the settings, and where they may use it Chrome's model's availability
 /// in this worker), since either may have changed since the popup read them; Chrome's model's
-/// session is made ready first, so that a model that fails to start leaves the popup a local
-/// search with a note rather than a started turn.
-pub async fn ask(question: String, period: Period) -> Response {
+/// session is made ready first, so that a model that fails to start leaves a local search with a
+/// note rather than a started turn. A local search is answered when it is done.
+pub async fn ask(question: String, period: Period, key: String) -> Response {
     swept().await;
+    // The popup's key, unless it is not one (the turn's time is read from it).
+    let (key, at_ms) = match key_time_ms(&key) {
+        Some(at_ms) => (key, at_ms),
+        None => {
+            let at_ms = now_ms();
+            (turn_key(at_ms, nonce()), at_ms)
+        }
+    };
     let settings = match storage::load_settings().await {
         Ok(settings) => settings,
         // Unreadable settings are not "no key": the popup says the search could not start, rather
@@ -95,61 +104,95 @@ pub async fn ask(question: String, period: Period) -> Response {
         // Not asked: `choose` does not read it for these providers.
         false => Availability::Unsupported,
     };
+    let search = Search {
+        key,
+        at_ms,
+        question,
+        period,
+    };
     let engine = match hosted_engine(
         settings.provider,
         settings.has_api_key(),
         on_device,
-        &question,
+        &search.question,
     ) {
         Ok(engine) => engine,
-        Err(note) => {
-            return Response::Asked {
-                reply: AskReply::Local { note },
-            };
-        }
+        Err(note) => return search_locally(search, note).await,
     };
     if engine == HostedEngine::OnDevice && ASKS.with_borrow(Asks::state) == AskUpdate::Idle {
         // The model is "available": making the session needs no click (no download).
         if let Err(failure) = DEVICE.with(OnDevice::clone).prepare(|_| ()).await {
             DEVICE.with(OnDevice::close);
-            return Response::Asked {
-                reply: AskReply::Local {
-                    note: Some(TurnNote::OnDeviceFailed { failure }),
-                },
-            };
+            return search_locally(search, Some(TurnNote::OnDeviceFailed { failure })).await;
         }
     }
-    let at_ms = now_ms();
-    let key = turn_key(at_ms, nonce());
-    let started =
-        ASKS.with_borrow_mut(|asks| asks.start(key.clone(), &question, period, engine.engine()));
+    let started = ASKS.with_borrow_mut(|asks| {
+        asks.start(
+            search.key.clone(),
+            &search.question,
+            period,
+            engine.engine(),
+        )
+    });
     let reply = match started {
         Err(busy) => AskReply::Busy(busy),
         Ok(update) => {
             let cancel = Cancel::new();
             CANCEL.set(Some(cancel.clone()));
             ports::broadcast(&update);
-            let search = Search {
-                key: key.clone(),
-                at_ms,
-                question,
-                period,
-                engine: engine.engine(),
-            };
+            let key = search.key.clone();
             match engine {
                 HostedEngine::OnDevice => {
                     let model = DEVICE.with(|device| device.for_search(cancel));
-                    spawn_local(run(search, settings, model));
+                    spawn_local(run(search, engine.engine(), settings, model));
                 }
                 HostedEngine::Gemini => {
                     let model = GeminiModel::new(settings.api_key(), cancel);
-                    spawn_local(run(search, settings, model));
+                    spawn_local(run(search, engine.engine(), settings, model));
                 }
             }
             AskReply::Started { key }
         }
     };
     Response::Asked { reply }
+}
+
+/// The local search of `search`, with `note` saying why not the engine the user chose: what the
+/// index found goes to the popup at once, the answer is written (without the pages removed
+/// meanwhile) and given in the reply.
+async fn search_locally(search: Search, note: Option<TurnNote>) -> Response {
+    let Search {
+        key,
+        at_ms,
+        question,
+        period,
+    } = search;
+    ASKS.with_borrow_mut(|asks| asks.start_local(&key));
+    let early = |turn: Turn| {
+        ports::broadcast(&AskUpdate::Early {
+            key: key.clone(),
+            turn,
+        });
+    };
+    let mut turn = local_search::answer(at_ms, &question, period, early).await;
+    turn.note = note;
+    let turn = ASKS.with_borrow_mut(|asks| asks.finish_local(&key, turn));
+    let mut saved = storage::save_turn(&key, &turn).await;
+    let turn = match ASKS.with_borrow_mut(|asks| asks.saved_local(&key, turn.clone())) {
+        // A page was removed while the answer was being written: written again without.
+        Some(again) => {
+            saved = storage::save_turn(&key, &again).await;
+            again
+        }
+        None => turn,
+    };
+    Response::Asked {
+        reply: AskReply::Answered {
+            key,
+            turn: Box::new(turn),
+            save_failed: saved.err().map(|error| error.to_string()),
+        },
+    }
 }
 
 /// [`Request::CancelAsk`]: the running search stops (its model calls and waits are aborted) and
@@ -171,22 +214,20 @@ pub fn removed_visits(removed: &RemovedVisits) {
     ASKS.with_borrow_mut(|asks| asks.removed_visits(removed));
 }
 
-/// One search the worker runs.
+/// One question the worker searches.
 struct Search {
     key: String,
     at_ms: i64,
     question: String,
     period: Period,
-    engine: Engine,
 }
 
-async fn run(search: Search, settings: Settings, model: impl LanguageModel) {
+async fn run(search: Search, engine: Engine, settings: Settings, model: impl LanguageModel) {
     let Search {
         key,
         at_ms,
         question,
         period,
-        engine,
     } = search;
     let awake = Cancel::new();
     spawn_local(keep_awake(awake.clone()));

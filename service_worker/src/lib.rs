@@ -8,12 +8,13 @@
 //! pages through [`history_chat_core::messages`]. Beside it, the semantic index ([`semantic_host`],
 //! glue around the core's `semantic::host`) follows the lexical one's pages and has them
 //! understood by the on-device model, hosted by an offscreen document. The address-bar keyword
-//! ([`omnibox`]) suggests the lexical index's pages as the user types after `hc`. The AI searches
-//! run here too ([`ask_host`]: Gemini, and Chrome's built-in model), so that closing the popup does
-//! not end them.
+//! ([`omnibox`]) suggests the lexical index's pages as the user types after `hc`. The committed
+//! questions are searched here too ([`ask_host`]: Gemini, Chrome's built-in model, or the local
+//! search of [`local_search`]), so that closing the popup does not end them.
 
 mod ask_host;
 mod index_host;
+mod local_search;
 mod omnibox;
 mod semantic_host;
 
@@ -77,7 +78,11 @@ pub async fn on_message(message: JsValue) -> JsValue {
         }) => index_host::browser_search(&question, period, now_ms).await,
         Ok(Request::SetKeepForgotten { enabled }) => index_host::set_keep_forgotten(enabled).await,
         Ok(Request::ForgetKept) => index_host::forget_kept().await,
-        Ok(Request::Ask { question, period }) => ask_host::ask(question, period).await,
+        Ok(Request::Ask {
+            question,
+            period,
+            key,
+        }) => ask_host::ask(question, period, key).await,
         Ok(Request::CancelAsk { key }) => ask_host::cancel(key),
         Ok(request) => index_host::answer(request).await,
         Err(error) => Response::Failed {

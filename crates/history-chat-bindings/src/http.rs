@@ -200,3 +200,17 @@ pub async fn sleep(ms: u32, cancel: &Cancel) {
     // The promise only ever resolves.
     let _ = JsFuture::from(promise).await;
 }
+
+/// `work`'s result, or `None` when it takes longer than `ms` milliseconds (it is then dropped).
+pub async fn within<T>(ms: u32, work: impl Future<Output = T>) -> Option<T> {
+    let cancel = Cancel::new();
+    let timer = std::pin::pin!(sleep(ms, &cancel));
+    let work = std::pin::pin!(work);
+    match futures_util::future::select(work, timer).await {
+        futures_util::future::Either::Left((done, _)) => {
+            cancel.cancel();
+            Some(done)
+        }
+        futures_util::future::Either::Right(_) => None,
+    }
+}

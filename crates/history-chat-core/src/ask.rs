@@ -1,13 +1,17 @@
-//! AI searches hosted by the service worker, so that a search outlives the popup that asked.
+//! Searches hosted by the service worker, so that a search outlives the popup that asked.
 //!
-//! A popup sends [`crate::messages::Request::Ask`]; the worker starts the search ([`Asks::start`]),
-//! writes a [`Turn::started`] turn (so a worker the browser stops leaves a turn that says so), and
-//! sends every change as an [`AskUpdate`] to each open popup over a port: the state on connect,
-//! each step, and the finished turn, which it writes over the started one whatever popup is open.
-//! One search runs at a time; a second question while one runs is refused ([`Busy`]), and the
-//! popup says so. [`Asks`] is the pure bookkeeping; the worker's `ask_host` carries it out.
+//! A popup sends [`crate::messages::Request::Ask`], naming the turn's key. An AI search (Gemini or
+//! Chrome's built-in model) starts ([`Asks::start`]), writes a [`Turn::started`] turn (so a worker
+//! the browser stops leaves a turn that says so), and sends every change as an [`AskUpdate`] to
+//! each open popup over a port: the state on connect, each step, and the finished turn, which it
+//! writes over the started one whatever popup is open. One AI search runs at a time; a second
+//! question while one runs is refused ([`Busy`]), and the popup says so. A question no model
+//! answers is searched locally by the worker too ([`Asks::start_local`]): what the index found
+//! comes over the port at once ([`AskUpdate::Early`]), the whole answer in the reply
+//! ([`AskReply::Answered`]), written first; local searches run side by side. [`Asks`] is the pure
+//! bookkeeping; the worker's `ask_host` carries it out.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -60,7 +64,7 @@ impl RunningAsk {
     }
 }
 
-/// What the worker tells the open popups about its AI search. Externally tagged, as
+/// What the worker tells the open popups about its searches. Externally tagged, as
 /// [`crate::messages::Response`] is, so that the popup reads it without serde's buffering.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
@@ -79,10 +83,18 @@ pub enum AskUpdate {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         save_failed: Option<String>,
     },
+    /// What a local search found at once, while the browser's search fills in an incomplete
+    /// index: shown by the popup that asked (it named the key) until the answer replaces it.
+    Early {
+        /// The turn's storage key.
+        key: String,
+        /// The early answer.
+        turn: Turn,
+    },
 }
 
 /// The worker's answer to [`crate::messages::Request::Ask`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum AskReply {
     /// The search runs under this key; its progress comes over the port.
@@ -92,12 +104,18 @@ pub enum AskReply {
     },
     /// Another search is running: this question was not asked.
     Busy(Busy),
-    /// No model answers this question now (the key went, Chrome's model is not ready or failed to
-    /// start, …): the popup searches locally, and the turn carries `note` when there is one.
-    Local {
-        /// Why not the engine the user chose.
+    /// No model answers this question (none is set up, the key went, Chrome's model is not ready
+    /// or failed to start, …): the worker searched locally, and wrote the answer (or could not:
+    /// `save_failed` says why). Its note says why not the engine the user chose, when it was not
+    /// the local search.
+    Answered {
+        /// The turn's storage key.
+        key: String,
+        /// The answer.
+        turn: Box<Turn>,
+        /// Why the turn could not be stored, if it could not.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        note: Option<TurnNote>,
+        save_failed: Option<String>,
     },
 }
 
@@ -153,16 +171,47 @@ impl Busy {
     }
 }
 
-/// The worker's one AI search: what runs, and the pages removed from history while it ran.
+/// Pages deleted from history while a search ran, to leave out of its answer.
+#[derive(Debug, Default)]
+struct Removals {
+    /// Cleaned URLs removed since the search started.
+    urls: HashSet<String>,
+    /// The whole history was cleared since the search started.
+    cleared: bool,
+}
+
+impl Removals {
+    fn note(&mut self, removed: &RemovedVisits) {
+        self.cleared |= removed.all_history;
+        let cleaned = removed.urls.iter().filter_map(|raw| clean_url(raw).ok());
+        self.urls.extend(cleaned.map(String::from));
+    }
+
+    /// Drops from `turn` the pages removed so far, and forgets the removals; whether any went.
+    fn drop_from(&mut self, turn: &mut Turn) -> bool {
+        let changed = if self.cleared {
+            let had = !turn.results.is_empty();
+            turn.results.clear();
+            had
+        } else {
+            turn.drop_pages(&self.urls)
+        };
+        *self = Removals::default();
+        changed
+    }
+}
+
+/// The worker's searches: its one AI search (what runs), the local searches under way (their
+/// keys), and the pages removed from history while each ran.
 #[derive(Debug, Default)]
 pub struct Asks {
     running: Option<RunningAsk>,
-    /// The finished search whose answer is being written (its key).
+    /// The finished AI search whose answer is being written (its key).
     saving: Option<String>,
-    /// Cleaned URLs removed from history since the search started.
-    removed: HashSet<String>,
-    /// The whole history was cleared since the search started.
-    cleared: bool,
+    /// Removed while the AI search ran, or while its answer was being written.
+    removed: Removals,
+    /// Each local search under way, from its start until its answer is written.
+    local: HashMap<String, Removals>,
 }
 
 impl Asks {
@@ -188,8 +237,30 @@ impl Asks {
             cancelling: false,
         };
         self.running = Some(running.clone());
-        self.forget_removals();
+        self.removed = Removals::default();
         Ok(AskUpdate::Running(running))
+    }
+
+    /// Starts a local search under `key`. Local searches do not wait for each other nor for the
+    /// AI search: each is quick, and asks the model nothing.
+    pub fn start_local(&mut self, key: &str) {
+        self.local.insert(key.to_owned(), Removals::default());
+    }
+
+    /// The local search under `key` found `turn`: the turn to write, without the pages removed
+    /// while it ran (removals are still followed until [`Asks::saved_local`]).
+    pub fn finish_local(&mut self, key: &str, mut turn: Turn) -> Turn {
+        if let Some(removals) = self.local.get_mut(key) {
+            removals.drop_from(&mut turn);
+        }
+        turn
+    }
+
+    /// The answer of the local search `key` is written: when pages were removed while it was
+    /// being written, the turn to write again without them. The search is over.
+    pub fn saved_local(&mut self, key: &str, mut turn: Turn) -> Option<Turn> {
+        let mut removals = self.local.remove(key)?;
+        removals.drop_from(&mut turn).then_some(turn)
     }
 
     /// A step of the search under `key`; `None` (nothing to tell) when that search is not the one
@@ -211,35 +282,17 @@ impl Asks {
         Some(AskUpdate::Running(running.clone()))
     }
 
-    /// Pages deleted from history while a search runs — by the popup's "Remove from history", or
+    /// Pages deleted from history while searches run — by the popup's "Remove from history", or
     /// anywhere else (Chrome's own history page too, as `chrome.history.onVisitRemoved` reports
-    /// them; raw or cleaned URLs alike): the running search's answer will not hold them, and a
-    /// cleared history leaves it empty.
+    /// them; raw or cleaned URLs alike): no running search's answer will hold them, and a
+    /// cleared history leaves them empty.
     pub fn removed_visits(&mut self, removed: &RemovedVisits) {
-        if self.running.is_none() && self.saving.is_none() {
-            return;
+        if self.running.is_some() || self.saving.is_some() {
+            self.removed.note(removed);
         }
-        self.cleared |= removed.all_history;
-        let cleaned = removed.urls.iter().filter_map(|raw| clean_url(raw).ok());
-        self.removed.extend(cleaned.map(String::from));
-    }
-
-    /// Drops from `turn` the pages removed so far, and forgets the removals; whether any went.
-    fn drop_removed(&mut self, turn: &mut Turn) -> bool {
-        let changed = if self.cleared {
-            let had = !turn.results.is_empty();
-            turn.results.clear();
-            had
-        } else {
-            turn.drop_pages(&self.removed)
-        };
-        self.forget_removals();
-        changed
-    }
-
-    fn forget_removals(&mut self) {
-        self.removed.clear();
-        self.cleared = false;
+        for removals in self.local.values_mut() {
+            removals.note(removed);
+        }
     }
 
     /// The search under `key` ended with `turn`: the turn to write, without the pages removed
@@ -247,7 +300,7 @@ impl Asks {
     /// nothing is written twice).
     pub fn finish(&mut self, key: &str, mut turn: Turn) -> Option<Turn> {
         self.running.take_if(|r| r.key == key)?;
-        self.drop_removed(&mut turn);
+        self.removed.drop_from(&mut turn);
         self.saving = Some(key.to_owned());
         turn.running = false;
         Some(turn)
@@ -257,7 +310,7 @@ impl Asks {
     /// turn to write again without them.
     pub fn saved(&mut self, key: &str, mut turn: Turn) -> Option<Turn> {
         self.saving.take_if(|saving| saving == key)?;
-        self.drop_removed(&mut turn).then_some(turn)
+        self.removed.drop_from(&mut turn).then_some(turn)
     }
 
     /// What a popup that connects is told.

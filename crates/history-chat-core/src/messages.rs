@@ -137,14 +137,18 @@ pub enum Request {
     /// The options page's "Forget kept pages": every page kept after Chrome forgot it leaves the
     /// index, topic search and the conversation. Answered with [`Response::Kept`].
     ForgetKept,
-    /// A popup's AI question: the worker runs the search ([`crate::ask`]), so that it outlives the
-    /// popup. Answered with [`Response::Asked`] at once; progress and the answer come over the
-    /// `ask` port as [`crate::ask::AskUpdate`]s.
+    /// A popup's committed question: the worker runs the search ([`crate::ask`]), so that it
+    /// outlives the popup. An AI search is answered with [`Response::Asked`] at once, its progress
+    /// and answer coming over the `ask` port as [`crate::ask::AskUpdate`]s; a local search is
+    /// answered when it is done, with the turn.
     Ask {
         /// The question as typed.
         question: String,
         /// The period to search.
         period: Period,
+        /// The turn's storage key, made by the popup ([`crate::conversation::turn_key`]) so that
+        /// it knows its search's updates from the start; one that is not a key is replaced.
+        key: String,
     },
     /// Cancel the running AI search (from any popup). Answered with [`Response::Cancelling`].
     CancelAsk {
@@ -217,7 +221,7 @@ pub enum Response {
         /// Pages only History Chat has.
         pages: usize,
     },
-    /// [`Request::Ask`]: started, refused, or not the worker's to run.
+    /// [`Request::Ask`]: started, refused, or (a local search) answered.
     Asked {
         /// What happened to the question.
         reply: AskReply,

@@ -108,6 +108,108 @@ fn a_finished_search_is_written_once_without_the_pages_removed_while_it_ran() {
     assert_eq!(asks.finish("a", answered(&[])), None);
 }
 
+/// A local turn of `urls`.
+fn found(urls: &[&str]) -> Turn {
+    let mut turn = Turn::local(10, "cte", Period::Week, Ok(Vec::new()));
+    turn.results = urls.iter().map(|url| page(url)).collect();
+    turn
+}
+
+fn urls(turn: &Turn) -> Vec<&str> {
+    turn.results.iter().map(|r| r.page.url.as_str()).collect()
+}
+
+#[test]
+fn local_searches_run_beside_each_other_and_the_ai_search() {
+    let mut asks = Asks::default();
+    running(&mut asks, "ai");
+    asks.start_local("a");
+    asks.start_local("b");
+    // The AI search is still the one a popup is told of; a second AI question is still refused.
+    assert!(matches!(asks.state(), AskUpdate::Running(ref r) if r.key == "ai"));
+    assert!(
+        asks.start("c".into(), "other", Period::Day, Engine::Gemini)
+            .is_err()
+    );
+    let a = asks.finish_local("a", found(&["https://a.example/"]));
+    assert_eq!(urls(&a), ["https://a.example/"]);
+    assert_eq!(
+        asks.saved_local("a", a),
+        None,
+        "nothing removed: written once"
+    );
+    let b = asks.finish_local("b", found(&["https://b.example/"]));
+    assert_eq!(asks.saved_local("b", b), None);
+    assert_eq!(
+        asks.saved_local("b", found(&[])),
+        None,
+        "an ended search is not written again"
+    );
+}
+
+#[test]
+fn a_local_answer_leaves_out_the_pages_removed_while_it_ran_or_was_written() {
+    let both = ["https://kept.example/", "https://gone.example/"];
+    // (removed while searching, removed while writing, written, written again)
+    type Case<'a> = (
+        Option<RemovedVisits>,
+        Option<RemovedVisits>,
+        &'a [&'a str],
+        Option<&'a [&'a str]>,
+    );
+    let cases: [Case; 4] = [
+        (None, None, &both, None),
+        (
+            Some(gone("https://gone.example/#section")),
+            None,
+            &["https://kept.example/"],
+            None,
+        ),
+        (
+            None,
+            Some(gone("https://gone.example/")),
+            &both,
+            Some(&["https://kept.example/"]),
+        ),
+        (
+            Some(RemovedVisits {
+                all_history: true,
+                urls: Vec::new(),
+            }),
+            None,
+            &[],
+            None,
+        ),
+    ];
+    for (searching, writing, written, again) in cases {
+        let mut asks = Asks::default();
+        asks.start_local("a");
+        if let Some(removed) = &searching {
+            asks.removed_visits(removed);
+        }
+        let turn = asks.finish_local("a", found(&both));
+        assert_eq!(urls(&turn), written, "{searching:?}");
+        if let Some(removed) = &writing {
+            asks.removed_visits(removed);
+        }
+        let rewritten = asks.saved_local("a", turn);
+        assert_eq!(
+            rewritten.as_ref().map(urls).as_deref(),
+            again,
+            "{writing:?}"
+        );
+    }
+}
+
+#[test]
+fn removals_before_a_local_search_do_not_touch_it() {
+    let mut asks = Asks::default();
+    asks.removed_visits(&gone("https://kept.example/"));
+    asks.start_local("a");
+    let turn = asks.finish_local("a", found(&["https://kept.example/"]));
+    assert_eq!(urls(&turn), ["https://kept.example/"]);
+}
+
 #[test]
 fn removals_before_a_search_do_not_touch_the_next_one() {
     let mut asks = Asks::default();
@@ -153,7 +255,11 @@ fn updates_and_replies_cross_as_json() {
         turn: answered(&["https://kept.example/"]),
         save_failed: Some("quota".into()),
     };
-    for update in [AskUpdate::Idle, asks.state(), finished] {
+    let early = AskUpdate::Early {
+        key: "b".into(),
+        turn: answered(&["https://early.example/"]),
+    };
+    for update in [AskUpdate::Idle, asks.state(), finished, early] {
         let text = serde_json::to_string(&update).unwrap_or_else(|e| panic!("{e}"));
         let back: AskUpdate = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
         assert_eq!(back, update, "{text}");
@@ -163,11 +269,21 @@ fn updates_and_replies_cross_as_json() {
         AskReply::Busy(Busy {
             question: "cte".into(),
         }),
-        AskReply::Local { note: None },
-        AskReply::Local {
-            note: Some(TurnNote::OnDeviceFailed {
-                failure: ModelFailure::Timeout,
+        AskReply::Answered {
+            key: "b".into(),
+            turn: Box::new(answered(&[])),
+            save_failed: None,
+        },
+        AskReply::Answered {
+            key: "b".into(),
+            turn: Box::new({
+                let mut turn = answered(&["https://kept.example/"]);
+                turn.note = Some(TurnNote::OnDeviceFailed {
+                    failure: ModelFailure::Timeout,
+                });
+                turn
             }),
+            save_failed: Some("quota".into()),
         },
     ] {
         let text = serde_json::to_string(&reply).unwrap_or_else(|e| panic!("{e}"));
@@ -191,10 +307,26 @@ fn updates_and_replies_cross_as_json() {
             serde_json::json!({"started": {"key": "a"}}),
         ),
         (
-            serde_json::to_value(AskReply::Local {
-                note: Some(TurnNote::Fallback(Fallback::NoApiKey)),
+            serde_json::to_value(AskReply::Answered {
+                key: "b".into(),
+                turn: Box::new({
+                    let mut turn = Turn::local(10, "cte", Period::Week, Ok(Vec::new()));
+                    turn.note = Some(TurnNote::Fallback(Fallback::NoApiKey));
+                    turn
+                }),
+                save_failed: None,
             }),
-            serde_json::json!({"local": {"note": {"fallback": "noApiKey"}}}),
+            serde_json::json!({"answered": {"key": "b", "turn": {"atMs": 10, "question": "cte",
+                "period": "7d", "mode": "local", "results": [],
+                "note": {"fallback": "noApiKey"}}}}),
+        ),
+        (
+            serde_json::to_value(AskUpdate::Early {
+                key: "b".into(),
+                turn: Turn::local(10, "cte", Period::Week, Ok(Vec::new())),
+            }),
+            serde_json::json!({"early": {"key": "b", "turn": {"atMs": 10, "question": "cte",
+                "period": "7d", "mode": "local", "results": []}}}),
         ),
     ];
     for (value, shape) in shapes {
