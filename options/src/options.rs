@@ -14,7 +14,7 @@ use history_chat_core::display::percent;
 use history_chat_core::exclusions::{BadLine, Exclusions};
 use history_chat_core::gemini::DEFAULT_MODEL;
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
-use history_chat_core::messages::{Request, Response};
+use history_chat_core::messages::{OptionsAnswer, Request};
 use history_chat_core::period::Period;
 use history_chat_core::semantic::{SemanticProgress, SemanticStatus};
 use history_chat_core::settings::{Retention, Settings, Switch};
@@ -91,7 +91,7 @@ async fn follow_semantic(request: Request, state: RwSignal<Option<SemanticProgre
     let mut request = request;
     loop {
         let progress = match ask_worker(&request).await {
-            Ok(Response::Semantic { progress }) => progress,
+            Ok(OptionsAnswer::Semantic { progress }) => progress,
             _ => return,
         };
         if state.try_set(Some(progress)).is_some() || !progress.is_moving() {
@@ -106,7 +106,7 @@ async fn follow_semantic(request: Request, state: RwSignal<Option<SemanticProgre
 /// forget), and shows the answer or what went wrong.
 async fn ask_kept(request: Request, kept: RwSignal<Option<usize>>, feedback: Feedback) {
     match ask_worker(&request).await {
-        Ok(Response::Kept { pages }) => {
+        Ok(OptionsAnswer::Kept { pages }) => {
             let _ = kept.try_set(Some(pages));
             match request {
                 Request::ForgetKept => feedback.ok(t!("options_kept_forgotten")),
@@ -114,7 +114,7 @@ async fn ask_kept(request: Request, kept: RwSignal<Option<usize>>, feedback: Fee
                 _ => {}
             }
         }
-        Ok(Response::Failed { message }) => feedback.fail(message),
+        Ok(OptionsAnswer::Failed { message }) => feedback.fail(message),
         Ok(_) | Err(_) => feedback.fail(t!("options_kept_no_answer")),
     }
 }

@@ -1027,7 +1027,7 @@ fn combobox_key(
 fn cancel_in_worker(key: String, set_alert: WriteSignal<Option<AlertMessage>>) {
     spawn_local(async move {
         let request = Request::CancelAsk { key: Some(key) };
-        if let Err(error) = ask_worker(&request).await {
+        if let Err(error) = ask_worker::<Response>(&request).await {
             set_alert.set(AlertMessage::new(t!("popup_ask_failed", error)));
         }
     });

@@ -3,6 +3,7 @@
 
 use history_chat_core::history::{HistoryItem, RemovedVisits};
 use history_chat_core::messages::{Request, Response};
+use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -23,8 +24,10 @@ const ON_MESSAGE: &str = "chrome.runtime.onMessage";
 const ON_VISITED: &str = "chrome.history.onVisited";
 const ON_VISIT_REMOVED: &str = "chrome.history.onVisitRemoved";
 
-/// Asks the service worker, and waits for its answer.
-pub async fn ask_worker(request: &Request) -> Result<Response, ChromeError> {
+/// Asks the service worker, and waits for its answer, read as `T`: [`Response`], or a page's own
+/// subset of it (such as [`history_chat_core::messages::OptionsAnswer`]), so that a page carries
+/// readers only for the answers it asks for.
+pub async fn ask_worker<T: DeserializeOwned>(request: &Request) -> Result<T, ChromeError> {
     let answer = settle(SEND, send_message(&to_js(SEND, request)?)).await?;
     from_js(SEND, &answer)
 }
