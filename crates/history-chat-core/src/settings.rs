@@ -185,14 +185,27 @@ impl Settings {
         };
         let mut settings: Settings =
             serde_json::from_value(Value::Object(fields.clone())).unwrap_or_default();
-        // Every field of this version is written, even at its default.
-        let known = Settings::default().to_stored();
         settings.other = fields
             .into_iter()
-            .filter(|(name, _)| known.get(name).is_none())
+            .filter(|(name, _)| !Settings::FIELDS.contains(&name.as_str()))
             .collect();
         settings
     }
+
+    /// The stored names of this version's fields: every one is written, whatever its value (a
+    /// test checks both), so a stored field not named here is another version's, kept in
+    /// [`Settings::other`].
+    pub const FIELDS: [&'static str; 9] = [
+        "defaultPeriod",
+        "retention",
+        "geminiApiKey",
+        "depth",
+        "model",
+        "provider",
+        "semanticSearch",
+        "excludedSites",
+        "keepForgotten",
+    ];
 
     /// Whether a Gemini key is set (AI mode).
     pub fn has_api_key(&self) -> bool {
@@ -337,6 +350,33 @@ mod tests {
             "only the unknown field is kept aside"
         );
         assert_eq!(settings.to_stored(), stored);
+    }
+
+    #[test]
+    fn every_field_is_written_whatever_its_value_and_named_in_fields() {
+        let changed = Settings {
+            default_period: Period::Day,
+            retention: Retention::Forever,
+            gemini_api_key: ApiKey::new("k"),
+            depth: Depth::Sheerlock,
+            model: "m".into(),
+            provider: Provider::OnDevice,
+            semantic_search: Switch::Off,
+            excluded_sites: vec!["a.com".into()],
+            keep_forgotten: true,
+            other: Map::new(),
+        };
+        for settings in [Settings::default(), changed] {
+            let stored = settings.to_stored();
+            let mut names: Vec<&str> = stored
+                .as_object()
+                .map(|fields| fields.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            names.sort_unstable();
+            let mut fields = Settings::FIELDS.to_vec();
+            fields.sort_unstable();
+            assert_eq!(names, fields, "{settings:?}");
+        }
     }
 
     #[test]
