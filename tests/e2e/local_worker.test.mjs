@@ -13,7 +13,10 @@ import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled,
 
 const Q = 'recursive cte';
 
-/** Holds the worker's writes of turns until `release()`; `held()` counts those waiting. */
+/**
+ * Holds the worker's writes of turns until `release()`; `held()` counts those waiting, `stored(q)`
+ * says whether a turn of `q` is written.
+ */
 async function holdTurnWrites(ext) {
   await ext.serviceWorker.evaluate(() => {
     const area = chrome.storage.local;
@@ -33,6 +36,12 @@ async function holdTurnWrites(ext) {
   return {
     held: () => ext.serviceWorker.evaluate(() => globalThis.__heldWrites.length),
     release: () => ext.serviceWorker.evaluate(() => globalThis.__releaseWrites()),
+    /** Whether a turn of `question` is in storage. */
+    stored: (question) =>
+      ext.serviceWorker.evaluate(
+        (q) => chrome.storage.local.get(null).then((all) => Object.entries(all).some(([key, turn]) => key.startsWith('log:') && turn?.question === q)),
+        question,
+      ),
   };
 }
 
@@ -49,6 +58,7 @@ test('a local search whose popup closes before its answer is written is answered
     assert.equal(await logEntries(popup).then((e) => e.filter((t) => t.question === Q).length), 0, 'precondition: not written yet');
     await popup.close();
     await writes.release();
+    await waitUntil(() => writes.stored(Q), 'the answer written, no popup open');
     const again = await openPopup(ext);
     await waitForTurns(again, 1, LIMIT_MS);
     const [turn] = await readTurns(again);
