@@ -1,14 +1,16 @@
-//! What a question does, outside the components. A committed question is the worker's
-//! ([`ask`]): it chooses the engine (the core's `hosted_engine`) and runs the search — the local
-//! search, answered in the reply (what the index found comes earlier, over the `ask` port), or
-//! either model, whose progress and answer come over the port — so that the search outlives the
-//! popup. The as-you-type search ([`live_search`]) runs here: the worker's index at once, the
-//! browser's search and topic search fused in after pauses, for the latest keystroke only.
+//! What a question does, outside the components; lazily loaded (`#[lazy]`, their own chunks). A
+//! committed question is the worker's ([`ask`]): it chooses the engine (the core's
+//! `hosted_engine`) and runs the search — the local search, answered in the reply (what the index
+//! found comes earlier, over the `ask` port), or either model, whose progress and answer come over
+//! the port — so that the search outlives the popup. The as-you-type search ([`search_as_typed`])
+//! runs here: the worker's index at once, the browser's search and topic search fused in after
+//! pauses, for the latest keystroke only.
 
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::{ask_worker, ask_worker_within};
 use history_chat_bindings::now_ms;
-use history_chat_core::ask::{AskReply, Busy};
+use history_chat_core::ai::provider::Engine;
+use history_chat_core::ask::AskReply;
 use history_chat_core::conversation::StoredTurn;
 use history_chat_core::history::Page;
 use history_chat_core::index::fuse_with_browser;
@@ -19,44 +21,111 @@ use history_chat_core::messages::{
 use history_chat_core::period::Period;
 use history_chat_core::search::RESULT_LIMIT;
 use history_chat_core::semantic::{Words, fuse_semantic};
+use history_chat_core::t;
 
-/// What a committed question led to.
-pub(crate) enum Asked {
-    /// Searched locally by the worker: the turn it wrote, and why it could not, if it could not.
-    Answered(Box<StoredTurn>, Option<String>),
-    /// A model answers it: the worker runs the search under this key.
-    InWorker(String),
-    /// Refused: another AI search runs.
-    Refused(Busy),
-    /// The worker could not be asked, or could not start (its reason).
-    Failed(String),
-}
+use leptos::prelude::*;
+
+use crate::conversation::{finish_turn, refresh_availability};
+use crate::popup::{AlertMessage, State};
 
 /// Has the worker search `question` over `period`, its turn stored under `key`
-/// ([`Request::Ask`]).
-pub(crate) async fn ask(key: String, question: String, period: Period) -> Asked {
+/// ([`Request::Ask`]), and shows what comes of it: a local answer at once; for a model's search,
+/// the port says how it goes ([`crate::conversation`]).
+#[lazy]
+pub(crate) async fn ask(state: State, key: String, question: String, period: Period) {
     let request = Request::Ask {
         question,
         period,
         key,
     };
-    match ask_worker(&request).await {
+    let failed = match ask_worker(&request).await {
         Ok(Response::Asked { reply }) => match reply {
-            AskReply::Started { key } => Asked::InWorker(key),
-            AskReply::Busy(busy) => Asked::Refused(busy),
             AskReply::Answered {
                 key,
                 turn,
                 save_failed,
-            } => Asked::Answered(Box::new(StoredTurn { key, turn: *turn }), save_failed),
+            } => {
+                if turn.mode == Engine::Local
+                    && turn.note.is_some()
+                    && state
+                        .settings
+                        .with_untracked(|s| s.provider.may_use_device())
+                {
+                    // Not the model the user chose: the chip and the download line say what
+                    // Chrome's model is now.
+                    refresh_availability(state);
+                }
+                state.busy.set(false);
+                finish_turn(state, StoredTurn { key, turn: *turn }, save_failed);
+                return;
+            }
+            // The worker runs it; how it goes and its answer come over the `ask` port.
+            AskReply::Started { key } => {
+                if std::mem::take(&mut *state.cancel_wanted.write_value()) {
+                    leptos::task::spawn_local(cancel_now(state, key.clone()));
+                }
+                // Its answer may already have come (a worker faster than this reply).
+                match state
+                    .turns
+                    .with_untracked(|shown| shown.iter().any(|s| s.key == key))
+                {
+                    true => state.question.set(String::new()),
+                    false => state.asked_here.set_value(Some(key)),
+                }
+                return;
+            }
+            // Refused: another AI search runs.
+            AskReply::Busy(busy) => {
+                state.asked_here.set_value(None);
+                state.alert.set(AlertMessage::new(busy.message()));
+                state.status.set(String::new());
+                state.busy.set(state.worker_ask.get_untracked().is_some());
+                return;
+            }
         },
         // The worker could not read the settings: said, and the question stays in the box.
-        Ok(Response::Failed { message }) => Asked::Failed(message),
+        Ok(Response::Failed { message }) => message,
         // Not an answer to `Ask` (a worker of another version). Printing it would pull every
         // message type's `Debug` into the popup for a reason nobody acts on.
-        Ok(_) => Asked::Failed(String::from("unexpected reply")),
-        Err(error) => Asked::Failed(error.to_string()),
+        Ok(_) => String::from("unexpected reply"),
+        Err(error) => error.to_string(),
+    };
+    state.asked_here.set_value(None);
+    state
+        .alert
+        .set(AlertMessage::new(t!("popup_ask_failed", failed)));
+    state.status.set(String::new());
+    state.busy.set(false);
+}
+
+/// Has the worker cancel its search `key` ([`Request::CancelAsk`]); the turn then ends as
+/// cancelled, over the `ask` port.
+#[lazy]
+pub(crate) async fn cancel(state: State, key: String) {
+    cancel_now(state, key).await;
+}
+
+async fn cancel_now(state: State, key: String) {
+    let request = Request::CancelAsk { key: Some(key) };
+    if let Err(error) = ask_worker::<Response>(&request).await {
+        state
+            .alert
+            .set(AlertMessage::new(t!("popup_ask_failed", error)));
     }
+}
+
+/// The as-you-type search for keystroke `seq` (`typed`, over `period`), shown while it is still
+/// the latest one; pages removed from history meanwhile are left out.
+#[lazy]
+pub(crate) async fn search_as_typed(state: State, typed: String, period: Period, seq: u64) {
+    let current = move || state.live_seq.try_get_value() == Some(seq);
+    let show = move |mut answer: LiveAnswer| {
+        state
+            .removed
+            .with_untracked(|gone| answer.pages.retain(|page| !gone.contains(&page.url)));
+        state.live.set(Some(answer));
+    };
+    live_search(typed, period, current, show).await;
 }
 
 /// The matches shown while typing, before the question is committed.
@@ -173,7 +242,7 @@ fn fill_in(index: &[Page], browser: &[Page]) -> Vec<Page> {
 /// for the whole period, also — for the latest keystroke only (`current`), after a pause — the
 /// browser's search fused in; then, after another pause, topic search's pages fused in (never
 /// before the words' answer is shown).
-pub(crate) async fn live_search(
+async fn live_search(
     typed: String,
     period: Period,
     current: impl Fn() -> bool,

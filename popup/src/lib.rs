@@ -1,14 +1,21 @@
 //! History Chat's toolbar popup.
 //!
 //! The popup's static module script (`assets/popup.js`) initialises this wasm module and calls
-//! [`mount_popup`]. Components only wire signals to the DOM ([`popup`]); what a question does — which
-//! engine answers and how it runs — is [`ask`]'s; searching, cleaning, wording and storage rules
-//! live in `history-chat-core`, browser calls in `history-chat-bindings`. The options
-//! page is its own module (`history-chat-options`), so the popup does not load it.
+//! [`mount_popup`]. Components only wire signals to the DOM; what a question does — which engine
+//! answers and how it runs — is [`ask`]'s; searching, cleaning, wording and storage rules live in
+//! `history-chat-core`, browser calls in `history-chat-bindings`. The options page is its own
+//! module (`history-chat-options`), so the popup does not load it.
+//!
+//! The module is split at its `#[lazy]` functions (`scripts/build`, with `wasm_split_cli_support`):
+//! the first module is the shell ([`popup`]: search box, period, status, alert), usable as soon as
+//! it has loaded; the conversation ([`conversation`], [`result_row`]) and asking the worker
+//! ([`ask`]) are chunks it fetches at once, the first time each is called.
 
 mod ask;
+mod conversation;
 mod keyboard;
 mod popup;
+mod result_row;
 
 use wasm_bindgen::prelude::*;
 

@@ -33,6 +33,19 @@ ensure_wasm_bindgen() {
   export WASM_BINDGEN
 }
 
+# wasm_split_cli_support's CLI (the splitter cargo-leptos uses): cuts the popup's module at its
+# `#[lazy]` functions into the module it loads first and the chunks it fetches when first called.
+WASM_SPLIT_VERSION=0.2.4
+ensure_wasm_split() {
+  WASM_SPLIT="$TOOLS_DIR/wasm-split-$WASM_SPLIT_VERSION/bin/wasm-split-cli"
+  if [ ! -x "$WASM_SPLIT" ]; then
+    log "installing wasm_split_cli_support $WASM_SPLIT_VERSION (a minute or two, once)"
+    cargo install wasm_split_cli_support --locked --version "$WASM_SPLIT_VERSION" --features build-binary \
+      --root "$TOOLS_DIR/wasm-split-$WASM_SPLIT_VERSION"
+  fi
+  export WASM_SPLIT
+}
+
 # npm packages from the lockfile: binaryen's wasm-opt (Debian's wasm-opt corrupts wasm-bindgen's
 # externref table) and playwright-core for the browser tests.
 ensure_node_modules() {
