@@ -107,7 +107,7 @@ describe('excluded sites in local search', () => {
   const now = Date.now();
 
   before(async () => {
-    ({ ext, page: options } = await launchWithPage({ history: seeded(now), open: openOptions, startup: null }));
+    ({ ext, page: options } = await launchWithPage({ history: seeded(now), open: openOptions, startup: null, topics: true }));
   });
 
   after(async () => {

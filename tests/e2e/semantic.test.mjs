@@ -1,7 +1,7 @@
 // Topic search (issue "Semantic search on the device"), end to end: the built extension with its
 // real model (multilingual-e5-small, 4-bit, run by the offscreen document's worker), real
 // chrome.history, no key and no network. A question that shares no word with its page finds it.
-import { test, before, after, describe } from 'node:test';
+import { test, before, after, afterEach, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { launchExtension, distDir } from './support/launch.mjs';
 import { DAY, HOUR, MINUTE } from './support/fixtures.mjs';
 import { SEL, alertText, ask, hrefs, openPopup } from './support/popup.mjs';
 import { askWorker, stopServiceWorker } from './support/live.mjs';
-import { LIMIT_MS, waitUntil } from './support/settle.mjs';
+import { LIMIT_MS, flushEvents, waitUntil } from './support/settle.mjs';
 
 /** The model reads pages one by one on a shared 2-core machine: a failure limit only. */
 const BUILD_LIMIT_MS = 300_000;
@@ -126,12 +126,18 @@ describe('topic search with the real model', () => {
   const now = Date.now();
 
   before(async () => {
-    ext = await launchExtension({ history: topicHistory(now) });
+    ext = await launchExtension({ history: topicHistory(now), topics: true });
     options = await ext.openOptions();
     popup = await openPopup(ext);
     pages = await lexicalPages(popup);
   });
   after(async () => ext?.close());
+  // Each test of this browser, whatever ran before it: no network request, no error.
+  afterEach(async () => {
+    await flushEvents(ext);
+    ext.assertNoNetwork();
+    ext.assertNoErrors();
+  });
 
   test('the options page shows the build with a <progress>, then says it is ready, every page understood and stored', async () => {
     // Every state of the <progress> the page shows, recorded as it changes.
@@ -210,11 +216,6 @@ describe('topic search with the real model', () => {
     await waitUntil(async () => (await storedVectors(popup)) === before - 1, 'its stored vector deleted');
   });
 
-  test('no network request, no error', () => {
-    ext.assertNoNetwork();
-    ext.assertNoErrors();
-  });
-
   test('turning topic search off drops its index; turning it on rebuilds it', async () => {
     await options.reload();
     const box = options.getByLabel('Topic search');
@@ -250,7 +251,7 @@ describe('topic search without a usable model', () => {
   ]) {
     test(`a ${what} model file: topic search says it is unavailable, word search works`, async () => {
       const dist = await distWithModel(bytes);
-      const ext = await launchExtension({ history: topicHistory(Date.now()), dist });
+      const ext = await launchExtension({ history: topicHistory(Date.now()), dist, topics: true });
       try {
         const options = await ext.openOptions();
         const state = await waitForSemantic(options, 'unavailable', { limit: LIMIT_MS * 4 });
@@ -273,7 +274,7 @@ describe('topic search without a usable model', () => {
 describe('topic search when the browser\'s storage is full', () => {
   test('topic search says it is paused, word search works, nothing is lost', async () => {
     const now = Date.now();
-    const ext = await launchExtension({ history: [...topicHistory(now), ...manyPages(200, now)] });
+    const ext = await launchExtension({ history: [...topicHistory(now), ...manyPages(200, now)], topics: true });
     try {
       const options = await ext.openOptions();
       const pages = await lexicalPages(options);
@@ -316,7 +317,7 @@ function manyPages(count, now, days = 20) {
 
 describe('topic search survives its host and a burst of visits', () => {
   test('the model\'s document closed mid-build: the build resumes, every page understood once', async () => {
-    const ext = await launchExtension({ history: [...topicHistory(Date.now()), ...manyPages(200, Date.now())] });
+    const ext = await launchExtension({ history: [...topicHistory(Date.now()), ...manyPages(200, Date.now())], topics: true });
     try {
       const page = await ext.openOptions();
       const pages = await lexicalPages(page);
@@ -340,7 +341,7 @@ describe('topic search survives its host and a burst of visits', () => {
   test('1,000 visits arriving during a build are all understood, nothing lost, a 10,000-character title included', async () => {
     const now = Date.now();
     const long = { url: 'https://long.example.org/histoire', title: 'Une très longue histoire de vélo. '.repeat(300).slice(0, 10_000), visits: [now - HOUR] };
-    const ext = await launchExtension({ history: [...topicHistory(now), ...manyPages(100, now), long] });
+    const ext = await launchExtension({ history: [...topicHistory(now), ...manyPages(100, now), long], topics: true });
     try {
       const page = await ext.openOptions();
       await lexicalPages(page);

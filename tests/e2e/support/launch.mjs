@@ -7,63 +7,21 @@
 //   ext.assertNoErrors();       // no console error / uncaught error in extension pages or worker
 //   await ext.close();
 //
-// History is seeded by writing the profile's `Default/History` SQLite DB while the browser is
-// closed (see seed_history.mjs). Every request that is not to chrome-extension:// is recorded,
+// The profile is laid from templates (profiles.mjs) and its history seeded by writing its
+// `Default/History` SQLite DB before the browser starts (seed_history.mjs), so a launch starts
+// Chromium once. Every request that is not to chrome-extension:// is recorded,
 // whether it comes from a page or from the extension's service worker.
 import { chromium } from 'playwright-core';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { historyTablesReady, seedHistory } from './seed_history.mjs';
+import { seedHistory } from './seed_history.mjs';
+import { CHROMIUM, REPO_ROOT, checkDist, chromiumArgs, distDir, extensionIdFromKey, layProfile } from './profiles.mjs';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export { CHROMIUM, REPO_ROOT, checkDist, distDir, extensionIdFromKey };
 export const DEFAULT_VIEWPORT = { width: 420, height: 600 };
 
-export function distDir() {
-  return path.resolve(process.env.DIST || path.join(REPO_ROOT, 'dist'));
-}
-
-/** Chrome derives an unpacked extension's id from its manifest `key`: sha256 of the DER key, first 16 bytes, hex digits mapped 0-f -> a-p. */
-export function extensionIdFromKey(keyBase64) {
-  const hex = createHash('sha256').update(Buffer.from(keyBase64, 'base64')).digest('hex').slice(0, 32);
-  return [...hex].map((c) => String.fromCharCode('a'.charCodeAt(0) + parseInt(c, 16))).join('');
-}
-
-/** Fail early with a readable message instead of a 30 s "waiting for serviceworker" timeout. */
-export function checkDist(dist) {
-  const manifestPath = path.join(dist, 'manifest.json');
-  if (!existsSync(manifestPath)) {
-    throw new Error(`No built extension at ${dist} (missing manifest.json). Build it first (scripts/build) or set DIST=...`);
-  }
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  const referenced = [
-    manifest.background?.service_worker,
-    manifest.action?.default_popup,
-    manifest.options_ui?.page ?? manifest.options_page,
-  ].filter(Boolean);
-  const missing = referenced.filter((f) => !existsSync(path.join(dist, f)));
-  if (missing.length) {
-    throw new Error(`The extension at ${dist} is incomplete: manifest.json references missing file(s) ${missing.join(', ')} — Chromium would refuse to load it.`);
-  }
-  return manifest;
-}
-
-function launchOptions(dist, { withExtension, viewport, uiLanguage }) {
-  const args = [
-    '--headless=new',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ];
-  if (withExtension) args.push(`--disable-extensions-except=${dist}`, `--load-extension=${dist}`);
+function launchOptions(dist, { viewport, uiLanguage }) {
   return {
     executablePath: CHROMIUM,
     headless: true,
@@ -71,35 +29,10 @@ function launchOptions(dist, { withExtension, viewport, uiLanguage }) {
     // Debian ships the French UI in chromium-l10n.
     ...(uiLanguage ? { env: { ...process.env, LANGUAGE: uiLanguage, LANG: `${uiLanguage}.UTF-8`, LC_ALL: `${uiLanguage}.UTF-8` } } : {}),
     // Playwright passes --disable-extensions by default; it must not when we load ours.
-    ignoreDefaultArgs: withExtension ? ['--disable-extensions'] : [],
-    args,
+    ignoreDefaultArgs: ['--disable-extensions'],
+    args: [...chromiumArgs(), `--disable-extensions-except=${dist}`, `--load-extension=${dist}`],
     viewport,
   };
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * First run of a fresh profile: Chromium creates `Default/History` with its current schema. Closing
- * the browser shuts its history backend down cleanly; the schema is then checked rather than
- * assumed, and a second run completes it should the first have been stopped half-way.
- */
-async function initProfile(profileDir, dist) {
-  const historyPath = path.join(profileDir, 'Default', 'History');
-  for (let attempt = 1; ; attempt++) {
-    const context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { withExtension: false }));
-    const deadline = Date.now() + 60_000; // a failure limit only
-    while (!existsSync(historyPath)) {
-      if (Date.now() > deadline) {
-        await context.close();
-        throw new Error(`Chromium did not create ${historyPath} within 60 s`);
-      }
-      await sleep(100);
-    }
-    await context.close();
-    if (await historyTablesReady(historyPath)) return historyPath;
-    if (attempt === 3) throw new Error(`${historyPath} still lacks its urls/visits tables after ${attempt} runs of Chromium`);
-  }
 }
 
 /**
@@ -108,18 +41,18 @@ async function initProfile(profileDir, dist) {
  * @param {string} [opts.dist] unpacked extension dir (default $DIST or <repo>/dist)
  * @param {{width:number,height:number}} [opts.viewport]
  * @param {string} [opts.uiLanguage] the browser's UI language, e.g. 'fr_FR' (default: the machine's)
+ * @param {boolean} [opts.topics] Topic search as installed (on, the model running); by default the
+ *   profile holds the settings of a user who turned it off (profiles.mjs says why)
  */
-export async function launchExtension({ history, dist = distDir(), viewport = DEFAULT_VIEWPORT, uiLanguage } = {}) {
+export async function launchExtension({ history, dist = distDir(), viewport = DEFAULT_VIEWPORT, uiLanguage, topics = false } = {}) {
   const manifest = checkDist(dist);
   const expectedId = manifest.key ? extensionIdFromKey(manifest.key) : null;
   const profileDir = await mkdtemp(path.join(tmpdir(), 'history-chat-e2e-'));
   let context;
   try {
-    if (history) {
-      const historyPath = await initProfile(profileDir, dist);
-      await seedHistory(historyPath, history);
-    }
-    context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { withExtension: true, viewport, uiLanguage }));
+    const historyPath = await layProfile(profileDir, { seeded: Boolean(history), topics, dist, extensionId: expectedId });
+    if (history) await seedHistory(historyPath, history);
+    context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { viewport, uiLanguage }));
   } catch (e) {
     await rm(profileDir, { recursive: true, force: true });
     throw e;

@@ -11,11 +11,12 @@ import { POPUP_STARTUP, trackChromeCalls, waitForSettled } from './settle.mjs';
  * `open(ext)` (the popup by default), and waits until the worker's index is loaded (asked from
  * that page). With `startup` (the popup's start-up calls by default; `null` for none), the
  * chrome.* call tracker is installed before the page opens and the page's start-up reads are
- * waited for too ([`waitForSettled`]), so a test's first step never races them.
+ * waited for too ([`waitForSettled`]), so a test's first step never races them. `topics` launches
+ * with Topic search on (see launchExtension).
  * @returns {Promise<{ext: object, page: import('playwright-core').Page}>}
  */
-export async function launchWithPage({ history, open = openPopup, startup = POPUP_STARTUP } = {}) {
-  const ext = await launchExtension({ history });
+export async function launchWithPage({ history, open = openPopup, startup = POPUP_STARTUP, topics = false } = {}) {
+  const ext = await launchExtension({ history, topics });
   try {
     if (startup) await trackChromeCalls(ext.context);
     const page = await open(ext);
