@@ -16,7 +16,7 @@ import { launchExtension } from './support/launch.mjs';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, ask, assertFound, assertNotFound, describeTurn, openPopup, statusText } from './support/popup.mjs';
 import { askWorker, literalSearch, snapshotBytes, stopServiceWorker, waitForIndex } from './support/live.mjs';
-import { LIMIT_MS, waitUntil } from './support/settle.mjs';
+import { LIMIT_MS, waitUntil, checkedBelow } from './support/settle.mjs';
 
 const KEEP = 'Keep pages searchable after Chrome forgets them';
 
@@ -103,7 +103,7 @@ describe('pages kept after Chrome forgets them (option on)', () => {
     assert.ok((await indexed(popup, 'zymurgy saison')).includes(ZYMURGY.url), 'the index still holds it');
     await popup.reload();
     // The selector offers All time once the reloaded popup has read its settings.
-    await popup.waitForFunction((sel) => [...document.querySelectorAll(`${sel} option`)].some((o) => o.value === 'all'), SEL.period, { timeout: LIMIT_MS }).catch(() => {});
+    await popup.waitForFunction((sel) => [...document.querySelectorAll(`${sel} option`)].some((o) => o.value === 'all'), SEL.period, { timeout: LIMIT_MS }).catch(checkedBelow);
     assert.deepEqual(await periodValues(popup), ['24h', '7d', '30d', '90d', 'all'], 'the period selector offers All time');
     const turn = await ask(popup, 'zymurgy saison', { period: 'all' });
     assertFound(turn, ZYMURGY.url, 'the kept page, All time');
@@ -220,7 +220,7 @@ describe('turning the option off, and the default (off)', () => {
         await chrome.storage.sync.set({ settings: { ...settings, defaultPeriod: '30d' } });
       });
       await popup.reload();
-      await popup.waitForFunction((sel) => document.querySelector(sel)?.value === '30d', SEL.period, { timeout: LIMIT_MS }).catch(() => {});
+      await popup.waitForFunction((sel) => document.querySelector(sel)?.value === '30d', SEL.period, { timeout: LIMIT_MS }).catch(checkedBelow);
       assert.equal(await popup.locator(SEL.period).inputValue(), '30d', 'the reloaded popup has read its settings');
       assert.deepEqual(await periodValues(popup), ['24h', '7d', '30d', '90d'], 'All time is no longer offered');
       ext.assertNoErrors();
@@ -231,7 +231,12 @@ describe('turning the option off, and the default (off)', () => {
 });
 
 describe('Chromium\'s own expiry', () => {
-  test('a page older than 90 days that Chromium expires by itself: kept, found with "All time" only, and marked', async (t) => {
+  /**
+   * One fresh profile: the option on, the page indexed, then Chromium's expirer. Returns false,
+   * having checked nothing, when the expiry came before the option was on or the page indexed (a
+   * very slow start): what this test is about was then not exercised, and the caller starts again.
+   */
+  async function expiredAndKept() {
     const now = Date.now();
     const ext = await launchExtension({ history: [...seeded(now), { url: TRILOBITE.url, title: TRILOBITE.title, visits: [now - 120 * DAY] }] });
     try {
@@ -249,14 +254,7 @@ describe('Chromium\'s own expiry', () => {
       const indexedFirst = (await indexed(popup, 'trilobite')).includes(TRILOBITE.url);
       await waitUntil(async () => !(await literalSearch(popup, '')).includes(TRILOBITE.url), 'Chromium expires the 120-day-old page', { timeout: 180_000 });
       const expiredAt = await options.evaluate(() => window.__expiredAt);
-      if (!indexedFirst || expiredAt === null || expiredAt < onAt) {
-        // The machine was slow enough for the expiry to come before the option or the index: then
-        // it is honoured as a deletion (what the rule says for a page the index did not know, or
-        // with the option not on yet).
-        await waitUntil(async () => !(await indexed(popup, 'trilobite')).includes(TRILOBITE.url), 'not kept');
-        t.diagnostic('the expiry came before the option was on or the page indexed: honoured as a deletion');
-        return;
-      }
+      if (!indexedFirst || expiredAt === null || expiredAt < onAt) return false;
       await waitUntil(async () => (await keptCount(popup)) === 1, 'the expired page is kept');
       await popup.reload();
       await popup.locator(SEL.search).waitFor();
@@ -269,8 +267,22 @@ describe('Chromium\'s own expiry', () => {
       assert.equal(await statusText(options), 'Saved: pages Chrome forgets will stay searchable.');
       ext.assertNoNetwork();
       ext.assertNoErrors();
+      return true;
     } finally {
       await ext.close();
     }
+  }
+
+  test('a page older than 90 days that Chromium expires by itself: kept, found with "All time" only, and marked', async (t) => {
+    // Chromium expires the page about 30 s after it starts, whatever the test does; the option and
+    // the index are ready long before on this machine. Should a start be slow enough for the expiry
+    // to come first, that run proves nothing and a fresh profile is tried: this test passes only
+    // on a run that checked the kept page.
+    const ATTEMPTS = 3;
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      if (await expiredAndKept()) return;
+      t.diagnostic(`run ${attempt}: Chromium expired the page before the option was on or the page indexed`);
+    }
+    assert.fail(`in ${ATTEMPTS} fresh profiles, Chromium expired the page before the option was on and the page indexed: the kept page was never checked`);
   });
 });

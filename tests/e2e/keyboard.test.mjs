@@ -43,7 +43,7 @@ async function tabAddress(ext, tab) {
     // page": not known yet, asked again by the caller's wait.
     return `(not readable yet: ${e.message})`;
   } finally {
-    await cdp?.detach().catch(() => {});
+    await cdp?.detach().catch(() => {}); // a session of a tab that is gone is detached already
   }
 }
 

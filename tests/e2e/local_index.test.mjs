@@ -170,6 +170,7 @@ describe('smart local search in a seeded profile', () => {
     const query = 'zygopetalum arrosage floraisons';
     await waitForIndexAnswer(popup, query, (urls) => urls.includes(url), 'with the new visit');
     await typeSlowly(popup, query, 5);
+    // The assertion below reports what the list showed when the wait gave up.
     const live = await waitForLive(popup, (l) => l.hrefs.includes(url), 'the new visit', LIMIT_MS).catch(() => readLive(popup));
     assertIncludes(live?.hrefs ?? [], url, 'the new visit in the as-you-type list');
     const turn = await commit(popup, 'zygopetalum arrosage floraisons');

@@ -22,12 +22,12 @@
 // through `setDefaultSuggestion`, which must accept it. "Still being indexed" is covered by the
 // core's table tests (crates/history-chat-core/src/omnibox/tests.rs), not here: a build cannot be
 // held at a given point from outside.
-import { test, before, after, describe } from 'node:test';
+import { test, before, after, afterEach, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
 import { TEN_DAYS_AGO_PAGE, demoHistory } from './support/fixtures.mjs';
 import { changed, entered, instrument, parseDescription, tabStates, waitForWholeIndex } from './support/omnibox.mjs';
-import { LIMIT_MS, waitUntil } from './support/settle.mjs';
+import { LIMIT_MS, flushEvents, waitUntil } from './support/settle.mjs';
 
 const PROMPT = 'Search your history: type what you remember about a page';
 const BEST_MATCH = 'Open the best match in your history for <match>%s</match>';
@@ -73,6 +73,14 @@ describe('with a seeded history', () => {
 
   after(async () => {
     await ext?.close();
+  });
+
+  // Each test of this browser, whatever ran before it: no network request, no error (a test run
+  // alone, or first, checks it too).
+  afterEach(async () => {
+    await flushEvents(ext);
+    ext.assertNoNetwork();
+    ext.assertNoErrors();
   });
 
   test('a seeded page is suggested, its words in <match> and its address in <url>', async () => {
@@ -207,10 +215,6 @@ describe('with a seeded history', () => {
     for (const url of opened) assert.match(url, /^https?:\/\//, `only http(s) pages are opened, got ${url}`);
   });
 
-  test('no network request from the extension, no error', async () => {
-    ext.assertNoNetwork();
-    ext.assertNoErrors();
-  });
 });
 
 describe('with an empty history', () => {

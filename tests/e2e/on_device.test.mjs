@@ -30,7 +30,7 @@ import {
   describeLmCalls,
   releaseLanguageModel,
 } from './support/language_model_stub.mjs';
-import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, waitUntil } from './support/settle.mjs';
+import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, waitUntil, checkedBelow, failedWaiting } from './support/settle.mjs';
 
 const Q = 'recursive cte postgresql';
 /** Seeded pages the stand-in's ranking picks for Q (their lines share words with Q). */
@@ -71,6 +71,7 @@ async function withExt(opts, fn) {
     if (opts.lm) {
       const places = ext.context.pages().filter((page) => page.url().startsWith('chrome-extension://'));
       for (const target of [ext.serviceWorker, ...places]) {
+        // Only adds to the failure's message: a page closing meanwhile leaves its calls out of it.
         const calls = target ? await lmCalls(target).catch(() => null) : null;
         if (calls) e.message += `\nLanguageModel calls in ${target.url()}:\n${describeLmCalls(calls)}`;
       }
@@ -87,6 +88,7 @@ async function workerCalls(ext) {
 }
 
 async function chipText(page) {
+  // Polled by waitForChip: a chip not rendered yet reads as empty, and the wait goes on.
   return ((await page.locator('.mode').textContent().catch(() => null)) ?? '').trim();
 }
 
@@ -121,7 +123,7 @@ async function deviceStatus(options) {
   await line.waitFor({ timeout: LIMIT_MS });
   await options
     .waitForFunction(() => !/^Checking/.test(document.querySelector('.device-status')?.textContent ?? 'Checking'), null, { timeout: LIMIT_MS })
-    .catch(() => {});
+    .catch(failedWaiting('the options page kept saying it is checking the on-device model'));
   return (await line.textContent()).trim();
 }
 
@@ -170,7 +172,7 @@ for (const provider of ['onDevice', 'auto']) {
       const line = await deviceStatus(options);
       soft.check(UNAVAILABLE_LINE.test(line), `options .device-status: expected "Chrome's built-in AI model is not available on this device …", got ${JSON.stringify(line)}`);
       soft.check((await options.getByRole('button', { name: 'Download the on-device model' }).count()) === 0, 'options offers a download although the model is unavailable');
-      const checked = await options.locator('input[type=radio][name=provider]:checked').getAttribute('value').catch(() => null);
+      const checked = await options.locator('input[type=radio][name=provider]:checked').getAttribute('value').catch(checkedBelow);
       soft.check(checked === provider, `options: the checked provider radio should be ${provider}, is ${checked}`);
       await options.close();
 
@@ -265,7 +267,7 @@ test('stand-in "available", provider auto, no key: the whole search runs on-devi
     const logs = Object.entries(stored).filter(([k]) => k.startsWith('log:')).map(([, v]) => v);
     soft.check(logs.length === 1 && logs[0].mode === 'onDevice', `one stored turn with mode "onDevice" expected: ${JSON.stringify(logs.map((l) => l.mode))}`);
     const again = await reopen(ext, popup);
-    await again.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(() => {});
+    await again.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(checkedBelow);
     const back = (await readAiTurns(again))[0];
     soft.check(back?.results.length === turn.results.length && back.results.every((r) => r.reason), `after reopening, the turn and its reasons should be back:\n${describeAiTurn(back)}`);
 
@@ -302,7 +304,7 @@ test('closing the popup during the on-device ranking: the worker finishes the se
     assert.equal(stored.mode, 'onDevice');
     assert.ok(!stored.error && stored.results.length > 0 && stored.results.every((r) => r.reason), `ranked picks with reasons expected: ${JSON.stringify(stored)}`);
     const again = await openPopup(ext);
-    await again.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(() => {});
+    await again.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(checkedBelow);
     const turn = (await readAiTurns(again))[0];
     assert.deepEqual(turn?.results.map((r) => r.href), stored.results.map((r) => r.url), `the reopened popup shows the stored answer:\n${describeAiTurn(turn)}`);
     assert.ok(turn.results.every((r) => r.reason), describeAiTurn(turn));
@@ -353,7 +355,7 @@ async function downloadEnded(popup) {
       const first = seen.findIndex((t) => /Downloading the on-device model: \d+ %/.test(t));
       return first >= 0 && seen.indexOf('(gone)', first) > first;
     }, null, { timeout: LIMIT_MS, polling: 50 })
-    .catch(() => {});
+    .catch(failedWaiting('the popup\'s download progress was not seen going from shown to gone'));
   return recorded(popup);
 }
 
@@ -408,7 +410,7 @@ test('stand-in "downloadable": the options page downloads with a <progress>, the
     await button.waitFor({ timeout: LIMIT_MS });
     await recordProgressBar(options);
     await button.click();
-    await options.waitForFunction(() => /ready/.test(document.querySelector('[role=status]')?.textContent ?? ''), null, { timeout: LIMIT_MS }).catch(() => {});
+    await options.waitForFunction(() => /ready/.test(document.querySelector('[role=status]')?.textContent ?? ''), null, { timeout: LIMIT_MS }).catch(failedWaiting('the options page did not say the model is ready'));
     const values = await recorded(options);
     const numbers = values.filter((v) => v !== '(none)').map((v) => Number(v.split('|')[0]));
     soft.check(numbers.length >= 3, `a <progress> should show the download's steps; seen: ${JSON.stringify(values)}`);
@@ -444,7 +446,7 @@ test('stand-in "downloading": popup and options say it is downloading and show i
     await recordDownloadLine(popup);
     await waitForChip(popup, 'Local');
     const area = popup.locator('.device-download');
-    await area.waitFor({ timeout: LIMIT_MS }).catch(() => {});
+    await area.waitFor({ timeout: LIMIT_MS }).catch(checkedBelow);
     const before = (await area.count()) ? (await area.textContent()).trim() : null;
     soft.check(before !== null, 'the popup should show the download line while the model is downloading');
     soft.check(before === null || !/ready to download/i.test(before),
@@ -477,7 +479,7 @@ test('stand-in "downloadable", create() refused (NotAllowedError): the popup say
     const button = popup.getByRole('button', { name: 'Download the on-device model' });
     await button.waitFor({ timeout: LIMIT_MS });
     await button.click();
-    await popup.waitForFunction((sel) => document.querySelector(sel)?.textContent.trim(), SEL.alert, { timeout: LIMIT_MS }).catch(() => {});
+    await popup.waitForFunction((sel) => document.querySelector(sel)?.textContent.trim(), SEL.alert, { timeout: LIMIT_MS }).catch(checkedBelow);
     const alert = await alertText(popup);
     soft.check(/refused the download/.test(alert), `role=alert should give the browser's reason: ${JSON.stringify(alert)}`);
     soft.check(!/searched without it/i.test(alert), `no search was made: the download failure should not say "searched without it": ${JSON.stringify(alert)}`);
@@ -553,7 +555,7 @@ async function failureCase(ext, { message, question = Q, expectResults = true, r
   soft.check((await popup.locator(SEL.conversation).getAttribute('aria-busy')) === 'false', 'the conversation should not stay busy');
   // Nothing lost.
   popup = await reopen(ext, popup);
-  await popup.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(() => {});
+  await popup.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(checkedBelow);
   const back = (await readAiTurns(popup))[0];
   soft.check(back?.question === question && back.results.length === turn.results.length, `after reopening the popup the turn should be back with its ${turn.results.length} page(s):\n${describeAiTurn(back)}`);
   await waitForSettled(popup, POPUP_STARTUP);
@@ -727,7 +729,7 @@ test('stand-in "available", but the worker\'s session fails to start (OperationE
     soft.check(/^Local\b/.test((await newestMeta(popup)) ?? ''), `the turn's meta should name Local: ${await newestMeta(popup)}`);
     soft.check((await alertText(popup)) === '', `no alert expected: ${await alertText(popup)}`);
     popup = await reopen(ext, popup);
-    await popup.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(() => {});
+    await popup.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, SEL.turn, { timeout: LIMIT_MS }).catch(checkedBelow);
     const back = (await readAiTurns(popup))[0];
     soft.check(back?.notices.some((n) => note.test(n)), `after reopening, the turn and its note should be back:\n${describeAiTurn(back)}`);
     await waitForSettled(popup, POPUP_STARTUP);
@@ -749,20 +751,20 @@ test('options: the "AI provider" radio group saves provider auto/local/gemini/on
     const group = options.getByRole('radiogroup', { name: 'AI provider' });
     await group.waitFor({ timeout: LIMIT_MS });
     const radios = group.locator('input[type=radio][name=provider]');
-    await options.waitForFunction(() => !document.querySelector('fieldset[aria-label="AI provider"]')?.disabled, null, { timeout: LIMIT_MS }).catch(() => {});
+    await options.waitForFunction(() => !document.querySelector('fieldset[aria-label="AI provider"]')?.disabled, null, { timeout: LIMIT_MS }).catch(failedWaiting('the AI provider group stayed disabled'));
     assert.deepEqual(await radios.evaluateAll((rs) => rs.map((r) => r.value)), PROVIDERS, 'radio values, in order');
     assert.equal(await group.locator('input:checked').getAttribute('value'), 'auto', 'the default provider is auto');
     for (const value of ['onDevice', 'local', 'gemini', 'auto', 'onDevice']) {
       await group.locator(`input[value="${value}"]`).check();
       await options
         .waitForFunction(async (v) => (await chrome.storage.sync.get('settings')).settings?.provider === v, value, { timeout: LIMIT_MS, polling: 100 })
-        .catch(() => {});
+        .catch(checkedBelow);
       const settings = await readSettings(options);
       assert.equal(settings?.provider, value, `after choosing ${value}, chrome.storage.sync settings.provider is ${JSON.stringify(settings?.provider)}`);
     }
     assert.match(await statusText(options), /Saved/, 'role=status should say Saved');
     await options.reload();
-    await options.waitForFunction(() => document.querySelector('input[name=provider]:checked')?.value === 'onDevice', null, { timeout: LIMIT_MS }).catch(() => {});
+    await options.waitForFunction(() => document.querySelector('input[name=provider]:checked')?.value === 'onDevice', null, { timeout: LIMIT_MS }).catch(checkedBelow);
     assert.equal(await options.locator('input[name=provider]:checked').getAttribute('value'), 'onDevice', 'after a reload the stored provider is checked');
     const other = await readSettings(options);
     assert.equal(other.defaultPeriod, '7d', `other settings are kept: ${JSON.stringify(other)}`);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
 import { demoHistory } from './support/fixtures.mjs';
 import { SEL, ask, describeTurn, openPopup } from './support/popup.mjs';
-import { LIMIT_MS, flushEvents } from './support/settle.mjs';
+import { LIMIT_MS, flushEvents, checkedBelow } from './support/settle.mjs';
 
 let ext;
 const served = [];
@@ -26,7 +26,7 @@ async function expectNewTab(popup, action, href) {
   const [tab] = await Promise.all([ext.context.waitForEvent('page', { timeout: LIMIT_MS }), action()]);
   // The new tab may first show chrome-error:// (its first navigation can start before Playwright
   // attaches its routing), then loads the stubbed page: wait for the expected URL.
-  await tab.waitForURL(href, { timeout: LIMIT_MS }).catch(() => {});
+  await tab.waitForURL(href, { timeout: LIMIT_MS }).catch(checkedBelow);
   assert.equal(tab.url(), href, 'the new tab shows the cleaned result URL');
   assert.ok(!popup.isClosed(), 'the popup page itself did not navigate away');
   assert.ok(popup.url().startsWith(ext.url('popup.html')), `the popup stays on popup.html, is at ${popup.url()}`);
@@ -56,7 +56,7 @@ test('"Options" in the popup opens the options page', async () => {
   const popup = await openPopup(ext);
   const control = popup.getByRole('link', { name: 'Options', exact: true }).or(popup.getByRole('button', { name: 'Options', exact: true }));
   const [tab] = await Promise.all([ext.context.waitForEvent('page', { timeout: LIMIT_MS }), control.click()]);
-  await tab.waitForURL(ext.url('options.html'), { timeout: LIMIT_MS }).catch(() => {});
+  await tab.waitForURL(ext.url('options.html'), { timeout: LIMIT_MS }).catch(checkedBelow);
   assert.equal(tab.url(), ext.url('options.html'), 'a new tab with the options page');
   await tab.locator('select[aria-label="Default period"]').waitFor({ timeout: LIMIT_MS });
   await flushEvents(ext, popup, tab);

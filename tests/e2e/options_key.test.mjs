@@ -12,7 +12,7 @@ import { demoHistory } from './support/fixtures.mjs';
 import { SEL, openPopup, ask, logEntries, statusText, alertText } from './support/popup.mjs';
 import { TEST_KEY, BAD_KEY } from './support/gemini.mjs';
 import { AI_FIELDS, OPTIONS, launchAi, askAi, readSettings, setAiSettings, waitForInstalledSettings, assertNoKey } from './support/ai.mjs';
-import { LIMIT_MS, flushEvents } from './support/settle.mjs';
+import { LIMIT_MS, flushEvents, checkedBelow } from './support/settle.mjs';
 
 const SLOW = { timeout: 180_000 };
 
@@ -44,7 +44,7 @@ async function waitForSetting(page, field, expected, timeout = LIMIT_MS) {
       { field, expected },
       { timeout, polling: 100 },
     )
-    .catch(() => {});
+    .catch(checkedBelow); // every caller asserts on the settings returned
   return readSettings(page);
 }
 
@@ -133,7 +133,7 @@ test('options: search depth radio group (regular by default) and the model field
     assert.equal(await group.count(), 1, `a radiogroup named "Search depth" (${OPTIONS.depthGroup})`);
     const values = await group.locator('input[type="radio"][name="depth"]').evaluateAll((rs) => rs.map((r) => r.value));
     assert.deepEqual(values, ['superficial', 'regular', 'exhaustive', 'sheerlock']);
-    await options.waitForFunction((sel) => document.querySelector(sel)?.checked, OPTIONS.depth('regular'), { timeout: LIMIT_MS }).catch(() => {});
+    await options.waitForFunction((sel) => document.querySelector(sel)?.checked, OPTIONS.depth('regular'), { timeout: LIMIT_MS }).catch(checkedBelow);
     assert.equal(await options.locator(OPTIONS.depth('regular')).isChecked(), true, 'regular is the default');
 
     await options.locator(OPTIONS.depth('sheerlock')).check();
@@ -153,7 +153,7 @@ test('options: search depth radio group (regular by default) and the model field
     // A fresh options page shows what was saved.
     await options.close();
     const again = await openOptions(ext);
-    await again.waitForFunction((sel) => document.querySelector(sel)?.checked, OPTIONS.depth('sheerlock'), { timeout: LIMIT_MS }).catch(() => {});
+    await again.waitForFunction((sel) => document.querySelector(sel)?.checked, OPTIONS.depth('sheerlock'), { timeout: LIMIT_MS }).catch(checkedBelow);
     assert.equal(await again.locator(OPTIONS.depth('sheerlock')).isChecked(), true, 'reopened options shows the saved depth');
     assert.equal(await again.locator(OPTIONS.model).inputValue(), 'gemini-2.5-flash-lite', 'reopened options shows the saved model');
 

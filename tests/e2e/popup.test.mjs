@@ -8,7 +8,7 @@ import {
   SEL, alertText, ask, assertFound, assertNotFound, describeTurn, hrefs, logEntries, openPopup,
   openPopupMeasured, readTurns, statusText, waitForAnswer, waitForTurns,
 } from './support/popup.mjs';
-import { LIMIT_MS, OPTIONS_STARTUP, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled } from './support/settle.mjs';
+import { LIMIT_MS, OPTIONS_STARTUP, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, checkedBelow } from './support/settle.mjs';
 
 let ext;
 let history;
@@ -257,7 +257,7 @@ test('clear conversation empties it, and it stays empty', async () => {
   await ask(page, 'intersectionobserver', { period: '7d' });
   assert.ok((await readTurns(page)).length > 0);
   await page.getByRole('button', { name: 'Clear conversation', exact: true }).click();
-  await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 0, SEL.turn, { timeout: LIMIT_MS }).catch(() => {});
+  await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 0, SEL.turn, { timeout: LIMIT_MS }).catch(checkedBelow);
   assert.deepEqual((await readTurns(page)).map((t) => t.question), [], 'no turn left after "Clear conversation"');
   await page.close();
   const again = await openPopup(ext);

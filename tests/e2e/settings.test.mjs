@@ -5,7 +5,7 @@ import { launchExtension } from './support/launch.mjs';
 import { waitForInstalledSettings } from './support/ai.mjs';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, alertText, ask, logEntries, logKey, openPopup, readTurns, statusText, storageGet, storageSet } from './support/popup.mjs';
-import { LIMIT_MS, OPTIONS_STARTUP, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled } from './support/settle.mjs';
+import { LIMIT_MS, OPTIONS_STARTUP, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, checkedBelow, failedWaiting } from './support/settle.mjs';
 
 /** The browser, with the chrome.* call tracker in every page it opens (see support/settle.mjs). */
 async function launch(opts) {
@@ -35,7 +35,7 @@ async function waitForSaved(page) {
 async function waitForSetting(page, key, value) {
   await page
     .waitForFunction(async ([key, value]) => (await chrome.storage.sync.get('settings')).settings?.[key] === value, [key, value], { timeout: LIMIT_MS })
-    .catch(() => {});
+    .catch(failedWaiting(`settings.${key} was not stored as ${JSON.stringify(value)}`));
 }
 
 test('on install, the service worker writes default settings to chrome.storage.sync', async () => {
@@ -80,7 +80,7 @@ test('options: changes save immediately ("Saved"), and the popup starts on the c
     const options2 = await ext.openOptions();
     const retention2 = options2.locator(SEL.retention);
     await retention2.waitFor({ timeout: LIMIT_MS });
-    await options2.waitForFunction((sel) => document.querySelector(sel).value === '30d', SEL.defaultPeriod, { timeout: LIMIT_MS }).catch(() => {});
+    await options2.waitForFunction((sel) => document.querySelector(sel).value === '30d', SEL.defaultPeriod, { timeout: LIMIT_MS }).catch(checkedBelow);
     assert.equal(await options2.locator(SEL.defaultPeriod).inputValue(), '30d', 'reopened options shows the saved default period');
     assert.doesNotMatch(await statusText(options2), /saved/i, 'a freshly opened options page does not claim "Saved"');
     await retention2.selectOption('forever');
@@ -91,7 +91,7 @@ test('options: changes save immediately ("Saved"), and the popup starts on the c
     assert.equal(saved.defaultPeriod, '30d', 'saving retention keeps the default period');
 
     const popup = await openPopup(ext);
-    await popup.waitForFunction((sel) => document.querySelector(sel).value === '30d', SEL.period, { timeout: LIMIT_MS }).catch(() => {});
+    await popup.waitForFunction((sel) => document.querySelector(sel).value === '30d', SEL.period, { timeout: LIMIT_MS }).catch(checkedBelow);
     assert.equal(await popup.locator(SEL.period).inputValue(), '30d', 'the popup starts on the default period chosen in options');
     await waitForSettled(popup, POPUP_STARTUP);
     await flushEvents(ext, popup, options2);
@@ -111,7 +111,7 @@ test('unknown fields in settings are ignored', async () => {
     await storageSet(options, 'sync', { settings: { defaultPeriod: '24h', retention: '7d', someFutureField: { x: 1 }, depth: { unknown: 'shape' } } });
     const popup = await openPopup(ext);
     // The popup reads its settings after it shows the search box.
-    await popup.waitForFunction((sel) => document.querySelector(sel)?.value === '24h', SEL.period, { timeout: LIMIT_MS }).catch(() => {});
+    await popup.waitForFunction((sel) => document.querySelector(sel)?.value === '24h', SEL.period, { timeout: LIMIT_MS }).catch(checkedBelow);
     assert.equal(await popup.locator(SEL.period).inputValue(), '24h', 'known fields are applied despite unknown ones');
     await waitForSettled(popup, POPUP_STARTUP);
     await flushEvents(ext, popup);
@@ -200,7 +200,7 @@ test('options: "Clear conversation" empties the log', async () => {
     await popup.close();
     const options = await ext.openOptions();
     await options.getByRole('button', { name: 'Clear conversation', exact: true }).click();
-    await options.waitForFunction(async () => Object.keys(await chrome.storage.local.get(null)).every((k) => !k.startsWith('log:')), null, { timeout: LIMIT_MS }).catch(() => {});
+    await options.waitForFunction(async () => Object.keys(await chrome.storage.local.get(null)).every((k) => !k.startsWith('log:')), null, { timeout: LIMIT_MS }).catch(checkedBelow);
     assert.deepEqual((await logEntries(options)).map((e) => e.key), [], 'no log:… key after clearing from options');
     const again = await openPopup(ext);
     await waitForSettled(again, POPUP_STARTUP); // it has read the (empty) conversation

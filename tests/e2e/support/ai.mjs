@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { launchExtension } from './launch.mjs';
 import { installGemini, TEST_KEY } from './gemini.mjs';
 import { SEL, openPopup, statusText } from './popup.mjs';
+import { LIMIT_MS } from './settle.mjs';
 
 /**
  * Field names of AI settings inside chrome.storage.sync `settings` — the single place to adjust to
@@ -21,10 +22,12 @@ export const OPTIONS = {
 };
 
 /** Wait until the service worker has written the install-time settings (so it cannot overwrite ours). */
-export async function waitForInstalledSettings(page, timeout = 30_000) {
+export async function waitForInstalledSettings(page, timeout = LIMIT_MS) {
   await page
-    .waitForFunction(async () => (await chrome.storage.sync.get('settings')).settings !== undefined, null, { timeout, polling: 100 })
-    .catch(() => {});
+    .waitForFunction(async () => (await chrome.storage.sync.get('settings'))?.settings?.retention !== undefined, null, { timeout, polling: 100 })
+    .catch((e) => {
+      throw new Error(`the worker did not write its install-time settings within ${timeout} ms: ${e.message}`);
+    });
 }
 
 /**

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { SEL } from './popup.mjs';
 import { cleanForTest } from './fixtures.mjs';
+import { LIMIT_MS } from './settle.mjs';
 
 export const LIVE = 'section[aria-label="Matches as you type"]';
 /** The notice above as-you-type results the index could not give alone (while it is built). */
@@ -24,7 +25,7 @@ export async function readLive(page) {
 }
 
 /** Waits until the as-you-type list satisfies `predicate(live)`; returns it, or throws with what was shown. */
-export async function waitForLive(page, predicate, what, timeout = 5_000) {
+export async function waitForLive(page, predicate, what, timeout = LIMIT_MS) {
   const deadline = Date.now() + timeout;
   let live = null;
   while (Date.now() < deadline) {
@@ -121,7 +122,7 @@ export async function deleteSnapshot(page) {
   );
 }
 
-export async function waitForSnapshot(page, timeout = 20_000) {
+export async function waitForSnapshot(page, timeout = LIMIT_MS) {
   const started = Date.now();
   while (Date.now() - started < timeout) {
     const bytes = await snapshotBytes(page);
@@ -208,7 +209,7 @@ export async function instrumentedPopup(ext) {
   const page = await ext.context.newPage();
   await page.addInitScript(instrument, [SEL.search, LIVE]);
   await page.goto(ext.url('popup.html'), { waitUntil: 'domcontentloaded' });
-  await page.waitForFunction(() => window.__hc.focusAt !== undefined, null, { timeout: 15_000 });
+  await page.waitForFunction(() => window.__hc.focusAt !== undefined, null, { timeout: LIMIT_MS });
   return page;
 }
 
@@ -220,7 +221,7 @@ export async function instrumentedPopup(ext) {
 export async function openAndAsk(ext, query) {
   const page = await instrumentedPopup(ext);
   await page.keyboard.insertText(query);
-  await page.waitForFunction(() => window.__hc.liveAt !== undefined, null, { timeout: 20_000 });
+  await page.waitForFunction(() => window.__hc.liveAt !== undefined, null, { timeout: LIMIT_MS });
   const hc = await page.evaluate(() => window.__hc);
   await page.close();
   return { focusMs: hc.focusAt, answerMs: hc.liveAt, fromBrowser: hc.liveNotices.some(isIndexingNotice), notices: hc.liveNotices, hrefs: hc.liveHrefs };

@@ -6,6 +6,7 @@
 // holding `p.question` and either `ul[role=list] > li > a[href]` (span.title, span.url, time)
 // or `p.notice`; `[role=status]`, `[role=alert]`; buttons "Clear conversation" and "Options".
 import assert from 'node:assert/strict';
+import { LIMIT_MS } from './settle.mjs';
 
 export const SEL = {
   search: 'input[type="search"][aria-label="Search your history"]',
@@ -18,8 +19,8 @@ export const SEL = {
   retention: 'select[aria-label="Keep conversation for"]',
 };
 
-// A failure limit only (generous: a shared 2-core machine can be very slow), never a speed claim.
-const TIMEOUT = Number(process.env.E2E_TIMEOUT_MS || 30_000);
+// A failure limit only (the suite's one default), never a speed claim.
+const TIMEOUT = LIMIT_MS;
 
 /** Installed before navigation: records when the search box first gets focus (ms since navigation start). */
 function recordSearchFocus(selector) {
@@ -72,9 +73,9 @@ export async function openPopupMeasured(ext, { file = 'popup.html', timeout = TI
 
 /**
  * Open the popup for driving it. Waits for the search box and the conversation section to be
- * there, for the search box to be focused (up to 3 s; focus itself is asserted by its own test,
- * so a focus bug does not fail every other test), and for aria-busy to be "false" — unless
- * `idle: false`: a popup opened while the worker runs an AI search is busy until it ends.
+ * there, for the search box to be focused (what a user types goes there), and for aria-busy to be
+ * "false" — unless `idle: false`: a popup opened while the worker runs an AI search is busy until
+ * it ends. Each wait that does not end throws, saying which.
  */
 export async function openPopup(ext, { file = 'popup.html', timeout = TIMEOUT, idle = true } = {}) {
   const page = await ext.context.newPage();
@@ -86,22 +87,26 @@ export async function openPopup(ext, { file = 'popup.html', timeout = TIMEOUT, i
     const body = await page.evaluate(() => document.body?.innerHTML.slice(0, 400) ?? '(no body)').catch(() => '?');
     throw new Error(`The popup did not show ${SEL.search} and ${SEL.conversation} within ${timeout} ms. Body starts: ${body}`);
   }
-  await page
-    .waitForFunction((sel) => document.activeElement === document.querySelector(sel), SEL.search, { timeout: 3_000 })
-    .catch(() => {});
+  await page.waitForFunction((sel) => document.activeElement === document.querySelector(sel), SEL.search, { timeout }).catch(async (e) => {
+    const active = await page.evaluate(describeActive).catch((read) => `(unreadable: ${read.message})`);
+    throw new Error(`The popup's search box was not focused within ${timeout} ms (document.activeElement is ${active}): ${e.message}`);
+  });
   if (idle) {
     await page
       .waitForFunction((sel) => document.querySelector(sel)?.getAttribute('aria-busy') !== 'true', SEL.conversation, { timeout })
-      .catch(() => {});
+      .catch((e) => {
+        throw new Error(`The popup's conversation stayed aria-busy for ${timeout} ms after opening (pass idle: false while a search runs): ${e.message}`);
+      });
   }
   return page;
 }
 
 /** Wait until the conversation shows at least `n` turns (it may be loaded from storage after mount). */
-export async function waitForTurns(page, n, timeout = 5_000) {
-  await page
-    .waitForFunction(({ sel, n }) => document.querySelectorAll(sel).length >= n, { sel: SEL.turn, n }, { timeout })
-    .catch(() => {});
+export async function waitForTurns(page, n, timeout = TIMEOUT) {
+  await page.waitForFunction(({ sel, n }) => document.querySelectorAll(sel).length >= n, { sel: SEL.turn, n }, { timeout }).catch(async (e) => {
+    const shown = await page.locator(SEL.turn).count().catch(() => '?');
+    throw new Error(`The conversation did not show ${n} turn(s) within ${timeout} ms (it shows ${shown}): ${e.message}`);
+  });
 }
 
 /** Read the conversation as plain data, checking the structure the contract promises. */

@@ -10,8 +10,12 @@
 // never how fast a working one must be.
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** Default failure limit of these helpers: generous, a shared 2-core machine can be very slow. */
-export const LIMIT_MS = 30_000;
+/**
+ * The suite's one default failure limit (E2E_TIMEOUT_MS overrides it): generous, a shared 2-core
+ * machine can be very slow. It bounds how long a broken build takes to fail, never how fast a
+ * working one must be.
+ */
+export const LIMIT_MS = Number(process.env.E2E_TIMEOUT_MS || 30_000);
 
 /**
  * Installed before a page's scripts: wraps the `chrome.*` functions the extension's pages call and
@@ -116,4 +120,17 @@ export function gate() {
     open = resolve;
   });
   return { opened, open: () => open() };
+}
+
+/**
+ * The `.catch` of a wait whose condition the very next assertion checks again, with what was seen:
+ * the wait's timeout cannot hide anything, that assertion reports it (with a better message).
+ */
+export function checkedBelow() {}
+
+/** The `.catch` of a wait that proves a step: its timeout fails the test, saying what was awaited. */
+export function failedWaiting(what) {
+  return (e) => {
+    throw new Error(`${what}: ${e.message}`);
+  };
 }
