@@ -1,7 +1,8 @@
 use expect_test::expect;
 
 use super::*;
-use crate::ai::model::CallKind;
+use crate::ai::model::{CallKind, retry_delay_ms};
+use crate::ai::provider::Engine;
 
 macro_rules! fixture {
     ($name:literal) => {
@@ -210,6 +211,102 @@ fn reads_every_real_shaped_response() {
     for (name, status, body, expected) in rows {
         assert_eq!(parse_response(status, body), expected, "{name}");
     }
+}
+
+/// What the user reads after each way a Gemini call fails: the real-shaped response (or the fetch's
+/// own failure), the failure it is read as, how often the call is made before giving up, and the
+/// sentence shown in the turn (and in the alert: every failure is announced there). The end-to-end
+/// suite shows one failure of each kind in the popup; TESTING.md maps the rest to this table.
+#[test]
+fn every_gemini_failure_reaches_the_user_as_one_sentence() {
+    let http: [(&str, u16, &str); 17] = [
+        ("400 API_KEY_INVALID", 400, fixture!("key_invalid.json")),
+        (
+            "403 PERMISSION_DENIED",
+            403,
+            fixture!("service_disabled.json"),
+        ),
+        (
+            "400 FAILED_PRECONDITION (region)",
+            400,
+            fixture!("region.json"),
+        ),
+        ("404 NOT_FOUND", 404, fixture!("not_found.json")),
+        (
+            "429 RESOURCE_EXHAUSTED, retry in 21 s",
+            429,
+            fixture!("quota.json"),
+        ),
+        ("429 daily quota", 429, fixture!("quota_daily.json")),
+        ("429 without details", 429, "Too Many Requests"),
+        ("500 INTERNAL", 500, fixture!("internal.json")),
+        ("502 proxy page", 502, fixture!("bad_gateway.html")),
+        ("503 UNAVAILABLE", 503, fixture!("overloaded.json")),
+        ("504 DEADLINE_EXCEEDED", 504, fixture!("deadline.json")),
+        ("400 INVALID_ARGUMENT", 400, fixture!("bad_request.json")),
+        (
+            "200 with a captive portal's HTML",
+            200,
+            "<html><body>Sign in to Wi-Fi</body></html>",
+        ),
+        ("200 prompt blocked", 200, fixture!("prompt_blocked.json")),
+        (
+            "200 answer withheld (SAFETY)",
+            200,
+            fixture!("finish_safety.json"),
+        ),
+        (
+            "200 cut before any text (MAX_TOKENS)",
+            200,
+            fixture!("max_tokens_empty.json"),
+        ),
+        (
+            "200 without candidates",
+            200,
+            fixture!("no_candidates.json"),
+        ),
+    ];
+    let responses = http
+        .into_iter()
+        .map(|(name, status, body)| (name, parse_response(status, body)))
+        .chain([
+            ("fetch rejected (network down)", Err(ModelFailure::Network)),
+            ("the call limit ran out", Err(ModelFailure::Timeout)),
+        ]);
+    let mut table = String::new();
+    for (name, response) in responses {
+        let Err(failure) = response else {
+            panic!("{name} is read as an answer: {response:?}");
+        };
+        let calls = (1..)
+            .take_while(|&made| retry_delay_ms(&failure, made).is_some())
+            .count()
+            + 1;
+        let message = failure.user_message(Engine::Gemini);
+        assert!(!message.contains("AIza"), "{name}: {message}");
+        table.push_str(&format!("{name}: {calls} call(s): {message}\n"));
+    }
+    expect![[r#"
+        400 API_KEY_INVALID: 1 call(s): Gemini refused the API key. Check it in Options.
+        403 PERMISSION_DENIED: 1 call(s): This API key is not allowed to use Gemini. Check the key and its restrictions in Options.
+        400 FAILED_PRECONDITION (region): 1 call(s): The Gemini API is not available in your region. Remove the key in Options to search without AI.
+        404 NOT_FOUND: 1 call(s): The Gemini model “gemini-2.5-flash” is not available. Choose another model in Options.
+        429 RESOURCE_EXHAUSTED, retry in 21 s: 3 call(s): Your Gemini quota is used up for now. Try again in 21 s.
+        429 daily quota: 1 call(s): Your Gemini quota is used up for now. Try again in 462 min.
+        429 without details: 3 call(s): Your Gemini quota is used up. Try again later, or check your plan in Google AI Studio.
+        500 INTERNAL: 3 call(s): Gemini had a server error (500). Try again in a moment.
+        502 proxy page: 3 call(s): Gemini had a server error (502). Try again in a moment.
+        503 UNAVAILABLE: 3 call(s): Gemini is overloaded right now. Try again in a moment.
+        504 DEADLINE_EXCEEDED: 3 call(s): Gemini had a server error (504). Try again in a moment.
+        400 INVALID_ARGUMENT: 1 call(s): Gemini rejected the request (Invalid JSON payload received. Unknown name "thinkingLevel" at 'generation_config.thinking_config': Cannot find field.). If it keeps happening, choose another model in Options.
+        200 with a captive portal's HTML: 3 call(s): Could not reach Gemini. Check your connection.
+        200 prompt blocked: 1 call(s): Gemini declined to answer (PROHIBITED_CONTENT). Try rephrasing the question.
+        200 answer withheld (SAFETY): 1 call(s): Gemini declined to answer (SAFETY). Try rephrasing the question.
+        200 cut before any text (MAX_TOKENS): 1 call(s): The answer from Gemini was cut off. Try again, or a lower search depth in Options.
+        200 without candidates: 1 call(s): Gemini returned an empty answer. Try again.
+        fetch rejected (network down): 3 call(s): Could not reach Gemini. Check your connection.
+        the call limit ran out: 1 call(s): Gemini took too long to answer. Try again.
+    "#]].assert_eq(&table);
 }
 
 #[test]
