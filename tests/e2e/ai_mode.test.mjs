@@ -7,7 +7,7 @@
 // <p class="reason">; keywords in <details class="keywords">; notices as <p class="notice"> in the
 // turn (errors also in role=alert; a refused key's alert holds "Open options"); the turn is stored
 // with mode "gemini".
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DAY, MINUTE, TEN_DAYS_AGO_PAGE, demoHistory, largeHistory, cleanForTest, isExcludedHref } from './support/fixtures.mjs';
 import { SEL, openPopup, openPopupMeasured, logEntries, alertText } from './support/popup.mjs';
@@ -27,6 +27,7 @@ import {
 import {
   DEPTHS,
   launchAi,
+  sharedGemini,
   withGemini,
   askAi,
   submit,
@@ -53,17 +54,31 @@ const UNRELATED = [
   'https://www.bbc.com/news/articles/c4gq2x7y9z1o',
 ];
 
-/** Launch, open the popup, run `fn`. */
+/** The browser the tests over the demo history share, reset between them (support/ai.mjs). */
+const demo = sharedGemini();
+after(() => demo.close());
+
+/**
+ * Opens the popup over the demo history's shared browser (or, with `opts.history`, a browser of
+ * its own), with the Gemini stand-in scripted by `opts.script` and the AI settings of `opts`, and
+ * runs `fn({ ext, gemini, popup, history, now })`.
+ */
 async function withAi(opts, fn) {
-  const now = Date.now();
-  const history = opts.history ?? demoHistory(now);
-  await withGemini({ ...opts, history }, async ({ ext, gemini }) => {
+  const inPopup = async ({ ext, gemini, history, now }) => {
     opts.script?.(gemini);
-    await trackChromeCalls(ext.context);
     const popup = await openPopup(ext);
     await waitForStartup(popup);
     await fn({ ext, gemini, popup, history, now });
-  });
+  };
+  if (opts.history) {
+    const now = Date.now();
+    await withGemini(opts, async ({ ext, gemini }) => {
+      await trackChromeCalls(ext.context); // (the shared browser has it from its launch)
+      await inPopup({ ext, gemini, history: opts.history, now });
+    });
+  } else {
+    await demo.run(opts, inPopup);
+  }
 }
 
 /**

@@ -5,12 +5,12 @@
 // Gemini is answered at the network layer (support/gemini.mjs); a reply can be held by a gate until
 // the test has closed the popup, opened another, or cancelled — so each fault happens at a known
 // step of the real pipeline, with no timer.
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { demoHistory } from './support/fixtures.mjs';
 import { SEL, openPopup, logEntries, alertText } from './support/popup.mjs';
 import { geminiError, hang } from './support/gemini.mjs';
-import { withGemini, submit, readAiTurns, describeAiTurn, waitForStatus, recordStatuses } from './support/ai.mjs';
+import { sharedGemini, withGemini, submit, readAiTurns, describeAiTurn, waitForStatus, recordStatuses } from './support/ai.mjs';
 import { askWorker, stopServiceWorker } from './support/live.mjs';
 import { LIMIT_MS, POPUP_STARTUP, flushEvents, gate, trackChromeCalls, waitForSettled, waitUntil } from './support/settle.mjs';
 
@@ -20,13 +20,24 @@ const INTERRUPTED = /stopped before it ended/i;
 /** A popup opened while the worker's search runs is busy until it ends: do not wait for that. */
 const WHILE_RUNNING = { idle: false };
 
-/** Launch with a key, open a popup, run `fn`. */
-async function withWorkerAi(fn) {
-  await withGemini({ history: demoHistory(Date.now()) }, async ({ ext, gemini }) => {
-    await trackChromeCalls(ext.context);
+/** The browser most tests share, reset between them (support/ai.mjs `sharedGemini`). */
+const demo = sharedGemini();
+after(() => demo.close());
+
+/**
+ * With a key, opens a popup and runs `fn`, in the shared browser — or, with `own`, in a browser of
+ * its own, for a test that deletes history, stops the worker or breaks its storage.
+ */
+async function withWorkerAi(fn, { own = false } = {}) {
+  const inPopup = async ({ ext, gemini }) => {
     const popup = await openPopup(ext);
     await waitForSettled(popup, POPUP_STARTUP);
     await fn({ ext, gemini, popup });
+  };
+  if (!own) return demo.run({}, inPopup);
+  await withGemini({ history: demoHistory(Date.now()) }, async ({ ext, gemini }) => {
+    await trackChromeCalls(ext.context);
+    await inPopup({ ext, gemini });
   });
 }
 
@@ -220,7 +231,7 @@ test('the worker stopped mid-search: the turn says it was interrupted (shown and
     } finally {
       await worker.detach();
     }
-  });
+  }, { own: true });
 });
 
 test('Gemini answering after the user cancelled is ignored: nothing written twice, no ranking', SLOW, async () => {
@@ -266,7 +277,7 @@ test('a page deleted from Chrome\'s own history while the search runs is left ou
     const turn = await waitForShownTurn(popup, Q);
     assert.ok(!turn.results.some((r) => r.href === DOCS), describeAiTurn(turn));
     assert.deepEqual(turn.results.map((r) => r.href), urls, 'the popup shows the stored answer');
-  });
+  }, { own: true });
 });
 
 test('settings the worker cannot read: the search says it could not start, the question stays, nothing is sent or stored', SLOW, async () => {
@@ -282,5 +293,5 @@ test('settings the worker cannot read: the search says it could not start, the q
     assert.equal(await popup.locator(SEL.conversation).getAttribute('aria-busy'), 'false', 'the popup is not left busy');
     assert.equal(gemini.requests.length, 0, 'nothing sent to Gemini');
     assert.deepEqual((await logEntries(popup)).filter((e) => e.question === Q), [], 'no turn stored, not even a local one');
-  });
+  }, { own: true });
 });

@@ -1,13 +1,21 @@
 // Settings (chrome.storage.sync), the options page, and retention of the conversation log.
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
+import { sharedBrowser } from './support/session.mjs';
 import { waitForInstalledSettings } from './support/ai.mjs';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, alertText, ask, logEntries, logKey, openPopup, readTurns, statusText, storageGet, storageSet } from './support/popup.mjs';
 import { LIMIT_MS, OPTIONS_STARTUP, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, checkedBelow, failedWaiting } from './support/settle.mjs';
 
-/** The browser, with the chrome.* call tracker in every page it opens (see support/settle.mjs). */
+/**
+ * The browser most tests share, over the demo history, reset between them (support/session.mjs).
+ * The test of the install-time write and the one that sets the browser's clock launch their own.
+ */
+const shared = sharedBrowser({ history: demoHistory() });
+after(() => shared.close());
+
+/** A browser of its own, with the chrome.* call tracker in every page it opens (see support/settle.mjs). */
 async function launch(opts) {
   const ext = await launchExtension(opts);
   await trackChromeCalls(ext.context);
@@ -58,7 +66,7 @@ test('on install, the service worker writes default settings to chrome.storage.s
 });
 
 test('options: changes save immediately ("Saved"), and the popup starts on the chosen period', async () => {
-  const ext = await launch({ history: demoHistory() });
+  const ext = await shared.fresh();
   try {
     const options = await ext.openOptions();
     const period = options.locator(SEL.defaultPeriod);
@@ -98,12 +106,12 @@ test('options: changes save immediately ("Saved"), and the popup starts on the c
     ext.assertNoErrors();
     ext.assertNoNetwork();
   } finally {
-    await ext.close();
+    await shared.settle();
   }
 });
 
 test('unknown fields in settings are ignored', async () => {
-  const ext = await launch();
+  const ext = await shared.fresh();
   try {
     const options = await ext.openOptions();
     // The worker's install-time read-modify-write of the settings must not overwrite ours.
@@ -117,12 +125,12 @@ test('unknown fields in settings are ignored', async () => {
     await flushEvents(ext, popup);
     ext.assertNoErrors();
   } finally {
-    await ext.close();
+    await shared.settle();
   }
 });
 
 test('retention removes old messages when the popup opens', async () => {
-  const ext = await launch();
+  const ext = await shared.fresh();
   try {
     const now = Date.now();
     const setup = await ext.context.newPage();
@@ -162,7 +170,7 @@ test('retention removes old messages when the popup opens', async () => {
     await flushEvents(ext, again, options);
     ext.assertNoErrors();
   } finally {
-    await ext.close();
+    await shared.settle();
   }
 });
 
@@ -193,7 +201,7 @@ test('retention: a question asked (per the clock) 40 days ago is gone at the nex
 });
 
 test('options: "Clear conversation" empties the log', async () => {
-  const ext = await launch({ history: demoHistory() });
+  const ext = await shared.fresh();
   try {
     const popup = await openPopup(ext);
     await ask(popup, 'flatmap');
@@ -208,12 +216,12 @@ test('options: "Clear conversation" empties the log', async () => {
     await flushEvents(ext, again, options);
     ext.assertNoErrors();
   } finally {
-    await ext.close();
+    await shared.settle();
   }
 });
 
 test('invalid setting values fall back to the defaults without an error', async () => {
-  const ext = await launch();
+  const ext = await shared.fresh();
   try {
     const setup = await ext.openPage('manifest.json');
     // The worker's install-time write of default settings must land before ours (see ai.mjs).
@@ -229,12 +237,12 @@ test('invalid setting values fall back to the defaults without an error', async 
     await flushEvents(ext, popup, options);
     ext.assertNoErrors();
   } finally {
-    await ext.close();
+    await shared.settle();
   }
 });
 
 test('a corrupted conversation entry does not break the popup; the others are shown', async () => {
-  const ext = await launch();
+  const ext = await shared.fresh();
   try {
     const now = Date.now();
     const setup = await ext.openPage('manifest.json');
@@ -254,12 +262,12 @@ test('a corrupted conversation entry does not break the popup; the others are sh
     await flushEvents(ext, popup);
     ext.assertNoErrors();
   } finally {
-    await ext.close();
+    await shared.settle();
   }
 });
 
 test('retention "forever" keeps old messages', async () => {
-  const ext = await launch();
+  const ext = await shared.fresh();
   try {
     const now = Date.now();
     const setup = await ext.openPage('manifest.json');
@@ -275,12 +283,12 @@ test('retention "forever" keeps old messages', async () => {
     await flushEvents(ext, popup);
     ext.assertNoErrors();
   } finally {
-    await ext.close();
+    await shared.settle();
   }
 });
 
 test('stored failures and notes are worded when shown, for the engine that answered; earlier versions\' shapes and sentences show as they did', async () => {
-  const ext = await launch();
+  const ext = await shared.fresh();
   try {
     const now = Date.now();
     const setup = await ext.openPage('manifest.json');
@@ -316,6 +324,6 @@ test('stored failures and notes are worded when shown, for the engine that answe
     await flushEvents(ext, popup);
     ext.assertNoErrors();
   } finally {
-    await ext.close();
+    await shared.settle();
   }
 });

@@ -5,6 +5,8 @@ import { launchExtension } from './launch.mjs';
 import { installGemini, TEST_KEY } from './gemini.mjs';
 import { SEL, openPopup, statusText } from './popup.mjs';
 import { LIMIT_MS } from './settle.mjs';
+import { demoHistory } from './fixtures.mjs';
+import { sharedBrowser } from './session.mjs';
 
 /**
  * Field names of AI settings inside chrome.storage.sync `settings` — the single place to adjust to
@@ -90,6 +92,50 @@ export async function withGemini(opts, fn) {
     gemini.releaseHangs();
     await ext.close();
   }
+}
+
+/**
+ * The browser a file's AI tests over the demo history share (session.mjs `sharedBrowser`, reset
+ * between tests): `run(opts, fn)` puts the AI settings of `opts` (the test key unless `key: null`)
+ * over the installed ones, installs a new Gemini stand-in, and runs `fn({ ext, gemini, history,
+ * now })`; a failure's message gets the Gemini requests made, and held replies are released, the
+ * worker's search waited for and the stand-in removed, whatever happened. The history's visits are
+ * relative to `now`, the time of the file's start.
+ */
+export function sharedGemini() {
+  const now = Date.now();
+  const history = demoHistory(now);
+  const shared = sharedBrowser({ history });
+  return {
+    now,
+    history,
+    async run(opts, fn) {
+      const ext = await shared.fresh();
+      const gemini = await installGemini(ext.context);
+      let failed = false;
+      try {
+        const page = await ext.openPage('manifest.json'); // an extension-origin page running none of its code
+        await setAiSettings(page, opts);
+        await page.close();
+        await fn({ ext, gemini, history, now });
+      } catch (e) {
+        failed = true;
+        e.message += `\nGemini requests:\n${gemini.describe()}`;
+        throw e;
+      } finally {
+        gemini.releaseHangs();
+        try {
+          await shared.settle();
+        } catch (e) {
+          // After a failure, the test's own error is the one to report (the browser is replaced).
+          if (!failed) throw e;
+        } finally {
+          await gemini.uninstall();
+        }
+      }
+    },
+    close: () => shared.close(),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 // The setup most end-to-end tests share, in one place: a seeded real chrome.history, the built
 // extension launched over it, a page of it open, the worker's index loaded, and the page done with
-// what it reads when it opens. Then a question asked in a popup, its answer waited for.
+// what it reads when it opens. Then a question asked in a popup, its answer waited for. And one
+// browser shared by the tests of a file, reset between them (sharedBrowser).
 import { launchExtension } from './launch.mjs';
 import { waitForIndex } from './live.mjs';
 import { ask, openPopup } from './popup.mjs';
-import { POPUP_STARTUP, trackChromeCalls, waitForSettled } from './settle.mjs';
+import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled } from './settle.mjs';
 
 /**
  * Launches the built extension with `history` seeded into chrome.history, opens a page with
@@ -38,4 +39,94 @@ export async function askInNewPopup(ext, question, options = {}) {
   const popup = await openPopup(ext);
   const turn = await ask(popup, question, options);
   return { popup, turn };
+}
+
+/**
+ * One browser for the tests of a file (or of a `describe`) that can share it: launched with
+ * `launchOptions` at the first `fresh()`, and handed to each test as a new user's extension is,
+ * through the product's own reset paths rather than a new profile:
+ * - every page of the previous test is closed, once a popup has shown that no search of the
+ *   worker is still running (its late answer would otherwise land in the next test);
+ * - the conversation is cleared (`chrome.storage.local` holds nothing else) and the settings are
+ *   put back as the extension installed them (`chrome.storage.sync`);
+ * - the harness's records (requests, console messages, errors) start empty.
+ * The chrome.* call tracker ([`trackChromeCalls`]) is installed in every page it opens.
+ * What the worker keeps in memory for its life (the index, the on-device model's session) is
+ * kept: tests that change it, or the browser's clock, launch a browser of their own.
+ */
+export function sharedBrowser(launchOptions = {}) {
+  let launched = null;
+  let installed = null;
+  const launch = async () => {
+    const ext = await launchExtension(launchOptions);
+    try {
+      await trackChromeCalls(ext.context);
+      const page = await ext.openPage('manifest.json'); // an extension-origin page running none of its code
+      await waitForIndex(page);
+      installed = await page.evaluate(async (limit) => {
+        const deadline = Date.now() + limit;
+        for (;;) {
+          const { settings } = await chrome.storage.sync.get('settings');
+          if (settings?.retention !== undefined) return settings;
+          if (Date.now() > deadline) throw new Error(`the worker did not write its install-time settings within ${limit} ms`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }, LIMIT_MS);
+      await page.close();
+      return ext;
+    } catch (e) {
+      await ext.close();
+      throw e;
+    }
+  };
+  return {
+    /** The browser, reset for a new test. */
+    async fresh() {
+      launched ??= launch();
+      const ext = await launched;
+      await settleAndClose(ext);
+      const page = await ext.openPage('manifest.json');
+      await page.evaluate(async (settings) => {
+        await chrome.storage.local.clear();
+        await chrome.storage.sync.clear();
+        await chrome.storage.sync.set({ settings });
+      }, installed);
+      await flushEvents(ext, page);
+      await page.close();
+      ext.requests.length = 0;
+      ext.consoleMessages.length = 0;
+      ext.errors.length = 0;
+      return ext;
+    },
+    /**
+     * Waits for the worker's search to end and closes every page (for a test's `finally`). A
+     * browser that does not settle (a search left hanging) is closed, and the next `fresh()`
+     * launches a new one, so that one broken test does not fail the ones after it.
+     */
+    async settle() {
+      if (!launched) return;
+      const ext = await launched;
+      try {
+        await settleAndClose(ext);
+      } catch (e) {
+        launched = null;
+        await ext.close();
+        throw new Error(`the shared browser did not settle after the test (it is replaced): ${e.message}`);
+      }
+    },
+    async close() {
+      if (launched) await (await launched).close();
+    },
+  };
+}
+
+/**
+ * Every page closed but one blank tab (as the browser starts), after a popup has shown that no
+ * search of the worker is running.
+ */
+async function settleAndClose(ext) {
+  const popup = await openPopup(ext); // waits until the conversation is no longer busy
+  await flushEvents(ext, popup);
+  const blank = await ext.context.newPage();
+  for (const page of ext.context.pages()) if (page !== blank) await page.close();
 }
