@@ -54,32 +54,16 @@ pub async fn availability() -> Availability {
     }
 }
 
-/// Reads a thrown DOMException into a model failure, by its `name`.
+/// Reads a thrown DOMException into a model failure, by its `name` and `message` (the core's
+/// [`ModelFailure::from_prompt_api_exception`] decides).
 fn failure(thrown: JsValue) -> ModelFailure {
-    let name = js_sys::Reflect::get(&thrown, &JsValue::from_str("name"))
-        .ok()
-        .and_then(|name| name.as_string())
-        .unwrap_or_default();
-    let message = js_sys::Reflect::get(&thrown, &JsValue::from_str("message"))
-        .ok()
-        .and_then(|message| message.as_string())
-        .unwrap_or_default();
-    match name.as_str() {
-        "AbortError" => ModelFailure::Cancelled,
-        "QuotaExceededError" => ModelFailure::ContextOverflow,
-        "TimeoutError" => ModelFailure::Timeout,
-        "NotSupportedError" | "NotAllowedError" | "InvalidStateError" | "OperationError"
-        | "UnknownError" => ModelFailure::Unavailable {
-            reason: if message.is_empty() { name } else { message },
-        },
-        _ => ModelFailure::Unavailable {
-            reason: if message.is_empty() {
-                t!("on_device_failed")
-            } else {
-                message
-            },
-        },
-    }
+    let field = |key: &str| {
+        js_sys::Reflect::get(&thrown, &JsValue::from_str(key))
+            .ok()
+            .and_then(|value| value.as_string())
+            .unwrap_or_default()
+    };
+    ModelFailure::from_prompt_api_exception(&field("name"), &field("message"))
 }
 
 /// Chrome's on-device model as a page or the worker holds it: created on first use (which may

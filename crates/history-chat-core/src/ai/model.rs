@@ -162,6 +162,31 @@ pub enum ModelFailure {
 }
 
 impl ModelFailure {
+    /// Reads what Chrome's built-in model (the Prompt API) threw, a `DOMException`, by its `name`
+    /// and `message`: a cancelled call, a prompt too large for its context window, its time limit,
+    /// and otherwise the model being unavailable, for the reason the browser gave.
+    pub fn from_prompt_api_exception(name: &str, message: &str) -> ModelFailure {
+        let reason = |fallback: String| {
+            if message.is_empty() {
+                fallback
+            } else {
+                message.to_owned()
+            }
+        };
+        match name {
+            "AbortError" => ModelFailure::Cancelled,
+            "QuotaExceededError" => ModelFailure::ContextOverflow,
+            "TimeoutError" => ModelFailure::Timeout,
+            "NotSupportedError" | "NotAllowedError" | "InvalidStateError" | "OperationError"
+            | "UnknownError" => ModelFailure::Unavailable {
+                reason: reason(name.to_owned()),
+            },
+            _ => ModelFailure::Unavailable {
+                reason: reason(t!("on_device_failed")),
+            },
+        }
+    }
+
     /// Whether the model itself is gone (on-device: not supported, not downloaded, its session
     /// destroyed): the host should drop its session and check availability again.
     pub fn is_unavailable(&self) -> bool {
@@ -390,6 +415,44 @@ mod tests {
             }
         }
         assert_eq!(retry_delay_ms(&ModelFailure::Network, u32::MAX), None);
+    }
+
+    /// What the user reads for each exception Chrome's built-in model throws: the end-to-end suite
+    /// throws one of each kind from its Prompt API stand-in; TESTING.md maps the rest here.
+    #[test]
+    fn every_prompt_api_exception_reaches_the_user_as_one_sentence_naming_chromes_model() {
+        let rows = [
+            ("AbortError", "The operation was aborted."),
+            ("QuotaExceededError", "The input is too large."),
+            ("TimeoutError", "The operation timed out."),
+            ("NotSupportedError", "The model does not support the requested output language."),
+            ("NotAllowedError", ""),
+            ("InvalidStateError", "The session was destroyed."),
+            ("OperationError", "The model process crashed."),
+            ("UnknownError", ""),
+            ("SomethingNew", ""),
+        ];
+        let mut table = String::new();
+        for (name, message) in rows {
+            let failure = ModelFailure::from_prompt_api_exception(name, message);
+            let shown = failure.user_message(Engine::OnDevice);
+            assert!(!shown.contains("Gemini"), "{name}: {shown}");
+            table.push_str(&format!("{name} ({message}): {shown}\n"));
+        }
+        let empty = ModelFailure::Empty.user_message(Engine::OnDevice);
+        table.push_str(&format!("an empty answer: {empty}\n"));
+        expect_test::expect![[r#"
+            AbortError (The operation was aborted.): Search cancelled.
+            QuotaExceededError (The input is too large.): The question and candidates did not fit the on-device model; showing the best matches unranked.
+            TimeoutError (The operation timed out.): Chrome's built-in model took too long to answer. Try again.
+            NotSupportedError (The model does not support the requested output language.): The on-device model is not available (The model does not support the requested output language.); searched without it.
+            NotAllowedError (): The on-device model is not available (NotAllowedError); searched without it.
+            InvalidStateError (The session was destroyed.): The on-device model is not available (The session was destroyed.); searched without it.
+            OperationError (The model process crashed.): The on-device model is not available (The model process crashed.); searched without it.
+            UnknownError (): The on-device model is not available (UnknownError); searched without it.
+            SomethingNew (): The on-device model is not available (the model failed); searched without it.
+            an empty answer: Chrome's built-in model returned an empty answer. Try again.
+        "#]].assert_eq(&table);
     }
 
     #[test]

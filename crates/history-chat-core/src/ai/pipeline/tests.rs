@@ -326,6 +326,10 @@ fn every_failure() -> Vec<ModelFailure> {
         },
         ModelFailure::Truncated,
         ModelFailure::Empty,
+        ModelFailure::ContextOverflow,
+        ModelFailure::Unavailable {
+            reason: "The model process crashed.".into(),
+        },
     ]
 }
 
