@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
 import { HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, openPopup } from './support/popup.mjs';
-import { LIVE, askWorker, typeSlowly, waitForIndex } from './support/live.mjs';
+import { LIVE, askWorker, tabAddress, typeSlowly, waitForIndex } from './support/live.mjs';
 import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, waitUntil } from './support/settle.mjs';
 
 const PAGES = [
@@ -26,26 +26,6 @@ const PAGES = [
 
 /** The one page with this word. */
 const SOLO = { url: 'https://solo.example.net/flumberwick', title: 'Flumberwick, the only one', visits: [Date.now() - HOUR] };
-
-/**
- * The address a tab was sent to: its current navigation entry (CDP). A tab opened behind may show
- * Chromium's error page (its first request can leave before Playwright's routing is attached to
- * it); its entry still holds the address it was asked to load.
- */
-async function tabAddress(ext, tab) {
-  let cdp;
-  try {
-    cdp = await ext.context.newCDPSession(tab);
-    const { currentIndex, entries } = await cdp.send('Page.getNavigationHistory');
-    return entries[currentIndex]?.url ?? null;
-  } catch (e) {
-    // While the new tab swaps to the page's renderer, CDP may say it is "Not attached to an active
-    // page": not known yet, asked again by the caller's wait.
-    return `(not readable yet: ${e.message})`;
-  } finally {
-    await cdp?.detach().catch(() => {}); // a session of a tab that is gone is detached already
-  }
-}
 
 function seeded(now) {
   return [...demoHistory(now), ...PAGES.map((p, i) => ({ url: p.url, title: p.title, visits: [now - (i + 1) * HOUR] })), SOLO];

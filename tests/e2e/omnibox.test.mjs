@@ -28,6 +28,7 @@ import { launchExtension } from './support/launch.mjs';
 import { TEN_DAYS_AGO_PAGE, demoHistory } from './support/fixtures.mjs';
 import { changed, entered, instrument, parseDescription, tabStates, waitForWholeIndex } from './support/omnibox.mjs';
 import { LIMIT_MS, flushEvents, waitUntil } from './support/settle.mjs';
+import { tabAddress } from './support/live.mjs';
 
 const PROMPT = 'Search your history: type what you remember about a page';
 const BEST_MATCH = 'Open the best match in your history for <match>%s</match>';
@@ -52,6 +53,18 @@ const HOSTILE = [
   { url: 'https://hostile.example/quokka-untitled', title: '' },
 ];
 const HOSTILE_URLS = new Set(HOSTILE.map((h) => h.url));
+
+/**
+ * Waits until a tab the extension opened was sent to `url`. Its first request can leave before
+ * Playwright's routing is attached to it (it then shows chrome-error://, the network being out of
+ * reach): the tab's navigation entry says where it was sent, whatever the network answered.
+ */
+async function waitForTabSentTo(ext, tab, url) {
+  let entry;
+  await waitUntil(async () => (entry = await tabAddress(ext, tab)) === url, `the tab navigated to ${url}`, {
+    describe: () => `its entry is ${entry}, it shows ${tab.url()}`,
+  });
+}
 
 describe('with a seeded history', () => {
   let ext;
@@ -139,7 +152,7 @@ describe('with a seeded history', () => {
       entered(ext, [TEN_DAYS_AGO_PAGE.url], 'newForegroundTab'),
     ]);
     assert.deepEqual(calls.map((c) => [c.api, c.args, c.ok]), [['create', [{ url: TEN_DAYS_AGO_PAGE.url, active: true }], true]]);
-    await tab.waitForURL(TEN_DAYS_AGO_PAGE.url, { timeout: LIMIT_MS });
+    await waitForTabSentTo(ext, tab, TEN_DAYS_AGO_PAGE.url);
     const states = await tabStates(ext);
     assert.equal(states.find((t) => t.id === calls[0].tabId)?.active, true, `the new tab is in front: ${JSON.stringify(states)}`);
     await tab.close();
@@ -156,21 +169,7 @@ describe('with a seeded history', () => {
       entered(ext, [TEN_DAYS_AGO_PAGE.url], 'newBackgroundTab'),
     ]);
     assert.deepEqual(calls.map((c) => [c.api, c.args, c.ok]), [['create', [{ url: TEN_DAYS_AGO_PAGE.url, active: false }], true]]);
-    // The tab's first request can leave before Playwright's routing is attached to it (then it
-    // shows chrome-error://, the network being out of reach): the tab's navigation entry says
-    // where it was sent, whatever the network answered.
-    const cdp = await ext.context.newCDPSession(tab);
-    let entry;
-    await waitUntil(
-      async () => {
-        const { entries, currentIndex } = await cdp.send('Page.getNavigationHistory');
-        entry = entries[currentIndex]?.url;
-        return entry === TEN_DAYS_AGO_PAGE.url;
-      },
-      'the tab behind navigated to the page',
-      { describe: () => `its entry is ${entry}, it shows ${tab.url()}` },
-    );
-    await cdp.detach();
+    await waitForTabSentTo(ext, tab, TEN_DAYS_AGO_PAGE.url);
     const after = await tabStates(ext);
     assert.equal(after.find((t) => t.id === calls[0].tabId)?.active, false, `the new tab is behind: ${JSON.stringify(after)}`);
     assert.equal(after.find((t) => t.active)?.id, activeBefore, 'the current tab stays in front');
@@ -199,7 +198,7 @@ describe('with a seeded history', () => {
       entered(ext, ['', '   ', 'the', '🙂', 'qzxv wplk fjdh', 'https://opened.example/after'], 'newForegroundTab'),
     ]);
     assert.deepEqual(calls.map((c) => c.args[0].url), ['https://opened.example/after'], 'only the address typed last was opened');
-    await tab.waitForURL('https://opened.example/after', { timeout: LIMIT_MS });
+    await waitForTabSentTo(ext, tab, 'https://opened.example/after');
     await tab.close();
   });
 

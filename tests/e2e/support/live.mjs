@@ -230,3 +230,23 @@ export async function openAndAsk(ext, query) {
 export function assertIncludes(list, item, what) {
   assert.ok(list.includes(item), `${what}: expected ${item} in ${JSON.stringify(list, null, 1)}`);
 }
+
+/**
+ * The address a tab was sent to: its current navigation entry (CDP). A tab opened behind may show
+ * Chromium's error page (its first request can leave before Playwright's routing is attached to
+ * it); its entry still holds the address it was asked to load.
+ */
+export async function tabAddress(ext, tab) {
+  let cdp;
+  try {
+    cdp = await ext.context.newCDPSession(tab);
+    const { currentIndex, entries } = await cdp.send('Page.getNavigationHistory');
+    return entries[currentIndex]?.url ?? null;
+  } catch (e) {
+    // While the new tab swaps to the page's renderer, CDP may say it is "Not attached to an active
+    // page": not known yet, asked again by the caller's wait.
+    return `(not readable yet: ${e.message})`;
+  } finally {
+    await cdp?.detach().catch(() => {}); // a session of a tab that is gone is detached already
+  }
+}
