@@ -274,7 +274,7 @@ describe('topic search without a usable model', () => {
 describe('topic search when the browser\'s storage is full', () => {
   test('topic search says it is paused, word search works, nothing is lost', async () => {
     const now = Date.now();
-    const ext = await launchExtension({ history: [...topicHistory(now), ...manyPages(200, now)], topics: true });
+    const ext = await launchExtension({ history: [...topicHistory(now), ...manyPages(100, now)], topics: true });
     try {
       const options = await ext.openOptions();
       const pages = await lexicalPages(options);
@@ -317,7 +317,7 @@ function manyPages(count, now, days = 20) {
 
 describe('topic search survives its host and a burst of visits', () => {
   test('the model\'s document closed mid-build: the build resumes, every page understood once', async () => {
-    const ext = await launchExtension({ history: [...topicHistory(Date.now()), ...manyPages(200, Date.now())], topics: true });
+    const ext = await launchExtension({ history: [...topicHistory(Date.now()), ...manyPages(100, Date.now())], topics: true });
     try {
       const page = await ext.openOptions();
       const pages = await lexicalPages(page);

@@ -1,5 +1,6 @@
-// A node:test reporter that writes, once every file has run, each file's time and its slowest
-// tests: scripts/test prints it at the end of the suite (TESTING.md, "Where the time goes").
+// A node:test reporter that writes, once every file has run, the slowest files with their slowest
+// test, and how many tests passed and failed: scripts/test prints it at the end of the suite
+// (TESTING.md, "Where the time goes").
 //
 //   node --test --test-reporter=spec --test-reporter-destination=stdout \
 //     --test-reporter=./tests/e2e/support/timing_reporter.mjs --test-reporter-destination=times.txt
@@ -13,9 +14,11 @@ const SLOWEST_FILES = 10;
 
 export default async function* timingReporter(source) {
   const files = new Map(); // file -> { ms, tests: [{ name, ms }], failed }
+  const count = { passed: 0, failed: 0 }; // tests, not suites
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const { file, nesting, name, details } = event.data;
+    if (details?.type !== 'suite') count[event.type === 'test:pass' ? 'passed' : 'failed']++;
     if (!file || nesting !== 0) continue;
     const entry = files.get(file) ?? { ms: 0, tests: [], failed: 0 };
     const ms = details?.duration_ms ?? 0;
@@ -33,5 +36,6 @@ export default async function* timingReporter(source) {
     const failed = entry.failed ? `, ${entry.failed} failed` : '';
     out += `${s(entry.ms)}  ${path.relative(process.cwd(), file)} (${entry.tests.length} top-level${failed}; slowest: ${s(slowest.ms).trim()} "${slowest.name}")\n`;
   }
+  out += `end-to-end: ${count.passed} passed, ${count.failed} failed\n`;
   yield out;
 }
