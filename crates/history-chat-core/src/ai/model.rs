@@ -425,7 +425,10 @@ mod tests {
             ("AbortError", "The operation was aborted."),
             ("QuotaExceededError", "The input is too large."),
             ("TimeoutError", "The operation timed out."),
-            ("NotSupportedError", "The model does not support the requested output language."),
+            (
+                "NotSupportedError",
+                "The model does not support the requested output language.",
+            ),
             ("NotAllowedError", ""),
             ("InvalidStateError", "The session was destroyed."),
             ("OperationError", "The model process crashed."),
