@@ -4,9 +4,8 @@ import assert from 'node:assert/strict';
 import { launchExtension } from './launch.mjs';
 import { installGemini, TEST_KEY } from './gemini.mjs';
 import { SEL, openPopup, statusText } from './popup.mjs';
-import { LIMIT_MS } from './settle.mjs';
 import { demoHistory } from './fixtures.mjs';
-import { sharedBrowser } from './session.mjs';
+import { sharedBrowser, waitForInstalledSettings } from './session.mjs';
 
 /**
  * Field names of AI settings inside chrome.storage.sync `settings` — the single place to adjust to
@@ -23,14 +22,7 @@ export const OPTIONS = {
   depth: (value) => `input[type="radio"][name="depth"][value="${value}"]`,
 };
 
-/** Wait until the service worker has written the install-time settings (so it cannot overwrite ours). */
-export async function waitForInstalledSettings(page, timeout = LIMIT_MS) {
-  await page
-    .waitForFunction(async () => (await chrome.storage.sync.get('settings'))?.settings?.retention !== undefined, null, { timeout, polling: 100 })
-    .catch((e) => {
-      throw new Error(`the worker did not write its install-time settings within ${timeout} ms: ${e.message}`);
-    });
-}
+export { waitForInstalledSettings };
 
 /**
  * Merge AI settings into chrome.storage.sync `settings` from an extension page.

@@ -247,6 +247,9 @@ export async function tabAddress(ext, tab) {
     // page": not known yet, asked again by the caller's wait.
     return `(not readable yet: ${e.message})`;
   } finally {
-    await cdp?.detach().catch(() => {}); // a session of a tab that is gone is detached already
+    // A session of a tab that closed or swapped renderers is detached already; anything else fails.
+    await cdp?.detach().catch((e) => {
+      if (!/closed|detached|not attached/i.test(e.message)) throw e;
+    });
   }
 }

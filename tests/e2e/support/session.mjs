@@ -4,7 +4,7 @@
 // browser shared by the tests of a file, reset between them (sharedBrowser).
 import { launchExtension } from './launch.mjs';
 import { waitForIndex } from './live.mjs';
-import { ask, openPopup } from './popup.mjs';
+import { ask, openPopup, storageGet } from './popup.mjs';
 import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled } from './settle.mjs';
 
 /**
@@ -42,6 +42,18 @@ export async function askInNewPopup(ext, question, options = {}) {
 }
 
 /**
+ * Waits until the service worker has written the install-time settings (so it cannot overwrite
+ * ours): a field the install fills in (`retention`) is there, whatever the profile held before.
+ */
+export async function waitForInstalledSettings(page, timeout = LIMIT_MS) {
+  await page
+    .waitForFunction(async () => (await chrome.storage.sync.get('settings'))?.settings?.retention !== undefined, null, { timeout, polling: 100 })
+    .catch((e) => {
+      throw new Error(`the worker did not write its install-time settings within ${timeout} ms: ${e.message}`);
+    });
+}
+
+/**
  * One browser for the tests of a file (or of a `describe`) that can share it: launched with
  * `launchOptions` at the first `fresh()`, and handed to each test as a new user's extension is,
  * through the product's own reset paths rather than a new profile:
@@ -63,15 +75,8 @@ export function sharedBrowser(launchOptions = {}) {
       await trackChromeCalls(ext.context);
       const page = await ext.openPage('manifest.json'); // an extension-origin page running none of its code
       await waitForIndex(page);
-      installed = await page.evaluate(async (limit) => {
-        const deadline = Date.now() + limit;
-        for (;;) {
-          const { settings } = await chrome.storage.sync.get('settings');
-          if (settings?.retention !== undefined) return settings;
-          if (Date.now() > deadline) throw new Error(`the worker did not write its install-time settings within ${limit} ms`);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      }, LIMIT_MS);
+      await waitForInstalledSettings(page);
+      installed = (await storageGet(page, 'sync', 'settings')).settings;
       await page.close();
       return ext;
     } catch (e) {
