@@ -18,6 +18,7 @@ pub mod http;
 pub mod i18n;
 pub mod idb;
 mod js_json;
+pub mod log;
 pub mod messages;
 pub mod omnibox;
 pub mod on_device;
