@@ -37,7 +37,7 @@ chrome.history.onVisitRemoved.addListener((removed) => {
 // The excluded sites (Options) apply at once: their pages leave the indexes.
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'sync' && changes.settings) {
-    ready.then(() => worker.on_settings_changed()).catch(report('applying the excluded sites'));
+    ready.then(() => worker.on_settings_changed(changes.settings.newValue)).catch(report('applying the excluded sites'));
   }
 });
 

@@ -5,7 +5,7 @@
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::on_device::{self, OnDevice};
-use history_chat_bindings::{gemini, permissions, storage};
+use history_chat_bindings::{gemini, log, permissions, storage};
 use history_chat_core::ai::Depth;
 use history_chat_core::ai::provider::{Availability, Engine, Provider};
 use history_chat_core::api_key::ApiKey;
@@ -41,15 +41,71 @@ impl Feedback {
     }
 }
 
-/// Stores `next` and reports the outcome with `done`.
-fn store(settings: RwSignal<Option<Settings>>, next: Settings, feedback: Feedback, done: String) {
-    settings.set(Some(next.clone()));
+/// Changes the stored settings with `edit` — applied to them as they are stored now, so that only
+/// what the user just changed is written and another page's change to another field is kept — then
+/// shows what was stored. Nothing is written when they cannot be read; a refused write (storage
+/// full, or otherwise) leaves the stored settings as they were, and the page shows those. Whether
+/// it was stored.
+async fn save(
+    settings: RwSignal<Option<Settings>>,
+    edit: impl FnOnce(&mut Settings),
+    feedback: Feedback,
+) -> bool {
+    match storage::update_settings(edit).await {
+        Ok(stored) => {
+            settings.set(Some(stored));
+            true
+        }
+        Err(error) => {
+            log::failure("saving the settings", &error);
+            feedback.fail(match error.is_quota() {
+                true => t!("options_not_saved_full"),
+                false => t!("options_not_saved", error),
+            });
+            // The controls show the settings as they still are.
+            settings.update(|_| {});
+            false
+        }
+    }
+}
+
+/// [`save`], then says `done`.
+fn store(
+    settings: RwSignal<Option<Settings>>,
+    edit: impl FnOnce(&mut Settings) + 'static,
+    feedback: Feedback,
+    done: String,
+) {
     spawn_local(async move {
-        match storage::save_settings(&next).await {
-            Ok(()) => feedback.ok(done),
-            Err(error) => feedback.fail(t!("options_not_saved", error)),
+        if save(settings, edit, feedback).await {
+            feedback.ok(done);
         }
     });
+}
+
+/// Reads the settings into the page; a failed read leaves them unknown (every control disabled,
+/// nothing saved), says so, and offers to try again.
+async fn read_settings(
+    settings: RwSignal<Option<Settings>>,
+    unreadable: RwSignal<bool>,
+    key_draft: RwSignal<String>,
+    excluded_draft: RwSignal<String>,
+    feedback: Feedback,
+) {
+    match storage::load_settings().await {
+        Ok(loaded) => {
+            unreadable.set(false);
+            key_draft.set(loaded.gemini_api_key.expose().to_owned());
+            excluded_draft.set(loaded.excluded_sites.join("\n"));
+            settings.set(Some(loaded));
+            feedback.alert.set(None);
+        }
+        Err(error) => {
+            log::failure("reading the settings", &error);
+            unreadable.set(true);
+            feedback.fail(t!("options_settings_unreadable", error));
+        }
+    }
 }
 
 /// One option of a radio group: its group, value, label and one-line description.
@@ -136,7 +192,12 @@ pub fn Options() -> impl IntoView {
     // Whether the optional `favicon` permission is granted (`None` until known).
     let icons_granted = RwSignal::new(None::<bool>);
     spawn_local(async move {
-        icons_granted.set(Some(permissions::has_favicon().await.unwrap_or(false)));
+        let granted = permissions::has_favicon().await.unwrap_or_else(|error| {
+            // Shown as off: turning it on asks again.
+            log::failure("checking the site-icon permission", &error);
+            false
+        });
+        icons_granted.set(Some(granted));
     });
 
     spawn_local(async move { availability.set(Some(on_device::availability().await)) });
@@ -146,24 +207,28 @@ pub fn Options() -> impl IntoView {
     let confirm_forget = RwSignal::new(false);
     spawn_local(ask_kept(Request::KeptPages, kept, feedback));
 
-    spawn_local(async move {
-        let loaded = match storage::load_settings().await {
-            Ok(loaded) => loaded,
-            Err(error) => {
-                feedback.fail(t!("options_settings_unreadable", error));
-                Settings::default()
-            }
-        };
-        key_draft.set(loaded.gemini_api_key.expose().to_owned());
-        excluded_draft.set(loaded.excluded_sites.join("\n"));
-        settings.set(Some(loaded));
-    });
+    let unreadable = RwSignal::new(false);
+    spawn_local(read_settings(
+        settings,
+        unreadable,
+        key_draft,
+        excluded_draft,
+        feedback,
+    ));
+    let retry_read = move |_| {
+        spawn_local(read_settings(
+            settings,
+            unreadable,
+            key_draft,
+            excluded_draft,
+            feedback,
+        ))
+    };
 
-    // Applies one change to the loaded settings and stores them (fields from other versions kept).
+    // Stores one change (fields from other versions kept), once the settings have been read.
     let change = move |edit: Box<dyn FnOnce(&mut Settings)>| {
-        if let Some(mut next) = settings.get_untracked() {
-            edit(&mut next);
-            store(settings, next, feedback, t!("options_saved"));
+        if settings.with_untracked(Option::is_some) {
+            store(settings, edit, feedback, t!("options_saved"));
         }
     };
     let current = move || settings.get().unwrap_or_default();
@@ -181,11 +246,15 @@ pub fn Options() -> impl IntoView {
         }
         // The permission prompt must start inside the click, before any await.
         let permission = permissions::request_gemini_host();
-        let Some(mut next) = settings.get_untracked() else {
+        if settings.with_untracked(Option::is_none) {
             return;
-        };
-        next.gemini_api_key = ApiKey::new(key);
-        store(settings, next, feedback, t!("options_key_saved"));
+        }
+        store(
+            settings,
+            move |s| s.gemini_api_key = ApiKey::new(key),
+            feedback,
+            t!("options_key_saved"),
+        );
         if let Ok(answer) = permission {
             spawn_local(async move {
                 if let Ok(false) = answer.await {
@@ -214,15 +283,19 @@ pub fn Options() -> impl IntoView {
         });
     };
     let remove_key = move |_| {
-        let Some(mut next) = settings.get_untracked() else {
+        if settings.with_untracked(Option::is_none) {
             return;
-        };
-        next.gemini_api_key = ApiKey::default();
+        }
         key_draft.set(String::new());
-        store(settings, next, feedback, t!("options_key_removed"));
         spawn_local(async move {
-            // Best effort: without a key nothing is sent anyway.
-            let _ = permissions::remove_gemini_host().await;
+            if !save(settings, |s| s.gemini_api_key = ApiKey::default(), feedback).await {
+                return;
+            }
+            feedback.ok(t!("options_key_removed"));
+            // Without a key nothing is sent anyway: a permission left behind is only logged.
+            if let Err(error) = permissions::remove_gemini_host().await {
+                log::failure("giving back the Gemini host permission", &error);
+            }
         });
     };
     let start_download = move |_| {
@@ -256,12 +329,23 @@ pub fn Options() -> impl IntoView {
         )
     };
 
+    // Saved first, then the worker told: a switch that could not be saved changes nothing.
     let switch_topics = move |on: bool| {
-        change(Box::new(move |s| s.semantic_search = Switch::from_on(on)));
-        spawn_local(follow_semantic(
-            Request::SetSemantic { enabled: on },
-            understanding,
-        ));
+        if settings.with_untracked(Option::is_none) {
+            return;
+        }
+        spawn_local(async move {
+            if save(
+                settings,
+                move |s| s.semantic_search = Switch::from_on(on),
+                feedback,
+            )
+            .await
+            {
+                feedback.ok(t!("options_saved"));
+                follow_semantic(Request::SetSemantic { enabled: on }, understanding).await;
+            }
+        });
     };
     let topics_line = move || match understanding.get() {
         Some(progress) => progress.options_line(),
@@ -274,15 +358,20 @@ pub fn Options() -> impl IntoView {
     };
 
     let save_excluded = move |_| {
-        let Some(mut next) = settings.get_untracked() else {
+        if settings.with_untracked(Option::is_none) {
             return;
-        };
+        }
         match Exclusions::parse(&excluded_draft.get_untracked()) {
             Ok(list) => {
                 excluded_problems.set(Vec::new());
-                next.excluded_sites = list.lines();
-                excluded_draft.set(next.excluded_sites.join("\n"));
-                store(settings, next, feedback, t!("options_excluded_saved"));
+                let lines = list.lines();
+                excluded_draft.set(lines.join("\n"));
+                store(
+                    settings,
+                    move |s| s.excluded_sites = lines,
+                    feedback,
+                    t!("options_excluded_saved"),
+                );
             }
             Err(bad) => {
                 excluded_problems.set(bad.iter().map(BadLine::message).collect());
@@ -333,17 +422,17 @@ pub fn Options() -> impl IntoView {
     // Saved first, then the worker told (it reads the setting at its next start), then said.
     let switch_keep = move |on: bool| {
         confirm_forget.set(false);
-        let Some(mut next) = settings.get_untracked() else {
+        if settings.with_untracked(Option::is_none) {
             return;
-        };
-        next.keep_forgotten = on;
-        next.default_period = next.default_period.offered(on);
-        settings.set(Some(next.clone()));
+        }
         spawn_local(async move {
-            if let Err(error) = storage::save_settings(&next).await {
-                return feedback.fail(t!("options_not_saved", error));
+            let edit = move |s: &mut Settings| {
+                s.keep_forgotten = on;
+                s.default_period = s.default_period.offered(on);
+            };
+            if save(settings, edit, feedback).await {
+                ask_kept(Request::SetKeepForgotten { enabled: on }, kept, feedback).await;
             }
-            ask_kept(Request::SetKeepForgotten { enabled: on }, kept, feedback).await;
         });
     };
     let kept_line = move || match kept.get() {
@@ -369,6 +458,9 @@ pub fn Options() -> impl IntoView {
             <h1>{t!("options_page_title")}</h1>
             <p class="status" role="status">{move || feedback.status.get()}</p>
             <p class="alert" role="alert">{move || feedback.alert.get()}</p>
+            {move || unreadable.get().then(|| view! {
+                <button type="button" class="retry-read" on:click=retry_read>{t!("options_settings_retry")}</button>
+            })}
 
             <section>
                 <h2>{t!("options_provider_heading")}</h2>

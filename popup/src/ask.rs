@@ -8,7 +8,7 @@
 
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::{ask_worker, ask_worker_within};
-use history_chat_bindings::now_ms;
+use history_chat_bindings::{log, now_ms};
 use history_chat_core::ai::provider::Engine;
 use history_chat_core::ask::AskReply;
 use history_chat_core::conversation::StoredTurn;
@@ -87,7 +87,7 @@ pub(crate) async fn ask(state: State, key: String, question: String, period: Per
         Ok(Response::Failed { message }) => message,
         // Not an answer to `Ask` (a worker of another version). Printing it would pull every
         // message type's `Debug` into the popup for a reason nobody acts on.
-        Ok(_) => String::from("unexpected reply"),
+        Ok(_) => t!("worker_unexpected_reply"),
         Err(error) => error.to_string(),
     };
     state.asked_here.set_value(None);
@@ -189,7 +189,15 @@ async fn index_search(query: &str, start_ms: i64) -> IndexAnswer {
         start_ms,
         limit: RESULT_LIMIT,
     };
-    match ask_worker_within(&request, WORKER_PATIENCE_MS).await {
+    let answer = match ask_worker_within(&request, WORKER_PATIENCE_MS).await {
+        Ok(answer) => answer,
+        // The browser's search answers instead; the console keeps why.
+        Err(error) => {
+            log::failure("asking the worker's index", &error);
+            None
+        }
+    };
+    match answer {
         Some(Response::Pages {
             pages,
             indexing: None,
@@ -226,7 +234,7 @@ async fn browser_search(question: &str, period: Period, now_ms: i64) -> Result<V
         Ok(Response::Pages { pages, .. }) => Ok(pages),
         Ok(Response::Failed { message }) => Err(message),
         // Not an answer to `BrowserSearch` (a worker of another version).
-        Ok(_) => Err(String::from("unexpected reply")),
+        Ok(_) => Err(t!("worker_unexpected_reply")),
         Err(error) => Err(error.to_string()),
     }
 }
@@ -280,7 +288,11 @@ async fn live_search(
             }
             let browser = browser_search(&typed, period, now)
                 .await
-                .unwrap_or_default();
+                // What the index has stands alone; the console keeps why.
+                .unwrap_or_else(|reason| {
+                    log::failure("the browser's search as you type", &reason);
+                    Vec::new()
+                });
             if !current() {
                 return;
             }

@@ -6,7 +6,7 @@
 
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
-use history_chat_bindings::{now_ms, on_device, ports, storage};
+use history_chat_bindings::{log, now_ms, on_device, ports, storage};
 use history_chat_core::ai::pipeline::Notice;
 use history_chat_core::ai::provider::Engine;
 use history_chat_core::ask::AskUpdate;
@@ -29,18 +29,34 @@ use crate::result_row::ResultItem;
 
 /// Reads the stored conversation (expired turns dropped, excluded sites' pages left out, as the
 /// settings say: read here too, so that this chunk need not wait for the shell's read) and shows it
-/// after whatever this popup has asked meanwhile.
+/// after whatever this popup has asked meanwhile. Settings that could not be read prune nothing
+/// (and the alert says so); with no excluded sites known either, the turns stay stored but unshown.
 async fn load(state: State) {
-    let settings = storage::load_settings().await.unwrap_or_default();
-    match storage::load_conversation(now_ms(), &settings).await {
+    let settings = storage::load_settings().await;
+    if let Err(error) = &settings {
+        log::failure("reading the settings for the conversation", error);
+    }
+    match storage::load_conversation(now_ms(), settings).await {
         // A question asked before the log was read is newer than all of it: keep it first.
-        Ok(conversation) => state.turns.update(|shown| {
-            let older = conversation
-                .turns
-                .into_iter()
-                .filter(|stored| !shown.iter().any(|s| s.key == stored.key));
-            shown.extend(older.collect::<Vec<_>>());
-        }),
+        Ok(shown) => {
+            state.turns.update(|turns| {
+                let older = shown
+                    .loaded
+                    .turns
+                    .into_iter()
+                    .filter(|stored| !turns.iter().any(|s| s.key == stored.key));
+                turns.extend(older.collect::<Vec<_>>());
+            });
+            if shown.withheld > 0 {
+                state
+                    .alert
+                    .set(AlertMessage::new(t!("popup_conversation_withheld")));
+            } else if !shown.settings_read {
+                state
+                    .alert
+                    .set(AlertMessage::new(t!("popup_settings_unreadable")));
+            }
+        }
         Err(error) => {
             let text = t!("popup_conversation_load_failed", error);
             state.alert.set(AlertMessage::new(text));

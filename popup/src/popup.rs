@@ -8,7 +8,7 @@
 //! popup shows its progress. The download of Chrome's model stays here: it needs the user's click.
 
 use history_chat_bindings::on_device::{self, OnDevice};
-use history_chat_bindings::{nonce, now_ms, permissions, runtime, storage};
+use history_chat_bindings::{log, nonce, now_ms, permissions, runtime, storage};
 use history_chat_core::ai::provider::{Availability, Engine, choose};
 use history_chat_core::ask::{Busy, RunningAsk};
 use history_chat_core::conversation::{StoredTurn, turn_key};
@@ -169,9 +169,18 @@ pub fn Popup() -> impl IntoView {
     });
     spawn_local(async move { availability.set(Some(on_device::availability().await)) });
     spawn_local(async move {
-        let loaded = storage::load_settings().await.unwrap_or_default();
-        period.set(loaded.default_period.offered(loaded.keep_forgotten));
-        settings.set(loaded);
+        match storage::load_settings().await {
+            Ok(loaded) => {
+                period.set(loaded.default_period.offered(loaded.keep_forgotten));
+                settings.set(loaded);
+            }
+            // The shell only shows the defaults (period, mode); nothing is written or deleted
+            // from them, and the worker reads the settings itself for each question.
+            Err(error) => {
+                log::failure("reading the settings", &error);
+                set_alert.set(AlertMessage::new(t!("popup_settings_unreadable")));
+            }
+        }
     });
 
     let submit = move |asked: String, period: Period| {

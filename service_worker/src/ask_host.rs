@@ -14,7 +14,7 @@ use history_chat_bindings::gemini::GeminiModel;
 use history_chat_bindings::history::{IndexAnswers, IndexedHistory};
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::on_device::{self, OnDevice};
-use history_chat_bindings::{ChromeError, nonce, now_ms, ports, runtime, storage};
+use history_chat_bindings::{ChromeError, log, nonce, now_ms, ports, runtime, storage};
 use history_chat_core::ai::model::LanguageModel;
 use history_chat_core::ai::pipeline::{AiInput, ai_search};
 use history_chat_core::ai::provider::{Availability, Engine};
@@ -26,6 +26,7 @@ use history_chat_core::history::RemovedVisits;
 use history_chat_core::messages::{Request, Response};
 use history_chat_core::period::Period;
 use history_chat_core::settings::Settings;
+use history_chat_core::t;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
@@ -49,10 +50,16 @@ thread_local! {
 pub fn start() {
     spawn_local(async {
         // A failed write leaves them running in storage; popups still show them as interrupted,
-        // since the worker says no search runs.
-        let _ = storage::mark_interrupted().await;
+        // since the worker says no search runs: logged.
+        if let Err(error) = storage::mark_interrupted().await {
+            log::failure(
+                "marking the searches a stopped worker left as interrupted",
+                &error,
+            );
+        }
         SWEPT.set(true);
         for waiter in SWEEP_WAITERS.take() {
+            // A waiter whose request ended needs nothing.
             let _ = waiter.send(());
         }
     });
@@ -64,7 +71,9 @@ async fn swept() {
     }
     let (ready, wait) = oneshot::channel();
     SWEEP_WAITERS.with_borrow_mut(|waiters| waiters.push(ready));
-    let _ = wait.await;
+    if wait.await.is_err() {
+        log::note("a wait for the interrupted searches' sweep ended early");
+    }
 }
 
 /// `chrome.runtime.onConnect`: a popup's `ask` port, told the state at once.
@@ -94,8 +103,9 @@ pub async fn ask(question: String, period: Period, key: String) -> Response {
         // Unreadable settings are not "no key": the popup says the search could not start, rather
         // than search locally with a note that no key is set.
         Err(error) => {
+            log::failure("reading the settings for a question", &error);
             return Response::Failed {
-                message: error.to_string(),
+                message: t!("worker_settings_unreadable"),
             };
         }
     };
@@ -233,7 +243,11 @@ async fn run(search: Search, engine: Engine, settings: Settings, model: impl Lan
     spawn_local(keep_awake(awake.clone()));
     // Written first, so that a worker stopped mid-search leaves a turn that says so. Should the
     // write fail, the search still runs, and the answer's own write reports the failure.
-    let _ = storage::save_turn(&key, &Turn::started(at_ms, &question, period, engine)).await;
+    if let Err(error) =
+        storage::save_turn(&key, &Turn::started(at_ms, &question, period, engine)).await
+    {
+        log::failure("saving the started turn", &error);
+    }
     let (model_name, fallback_model) = settings.models_for(engine);
     let input = AiInput {
         question: question.clone(),
@@ -284,7 +298,10 @@ async fn keep_awake(done: Cancel) {
         if done.is_cancelled() {
             return;
         }
-        let _ = runtime::keep_alive().await;
+        // The next tick tries again; should every one fail, the search ends interrupted.
+        if let Err(error) = runtime::keep_alive().await {
+            log::failure("keeping the worker awake during a search", &error);
+        }
     }
 }
 

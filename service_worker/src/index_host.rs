@@ -5,21 +5,22 @@
 //! when to load, build, catch up, save, how to answer — is the core's; this module only moves data.
 //!
 //! A page's request that arrives while the snapshot is read waits for the load to end (a ready
-//! signal, no polling); at any other time it is answered at once. Before anything, the excluded
-//! sites are read from the settings ([`start`]), and requests wait for them too, so no answer is
-//! given before the index knows what to leave out; the settings' changes
-//! ([`settings_changed`], `chrome.storage.onChanged`) are passed on to both indexes.
+//! signal, no polling); at any other time it is answered at once. The settings come from
+//! [`crate::settings_host`] ([`settings_known`]): the snapshot is not read before the excluded sites
+//! are known, requests wait for the first read of the settings, and while the excluded sites are
+//! not known at all (the read failed and nothing is remembered) every request is refused with a
+//! sentence saying why — the index fails closed, it never answers as if no site were excluded.
 //!
-//! Before the snapshot is read, the stored "Keep pages searchable after Chrome forgets them" is
-//! read and given to the host, so a removal that woke the worker is judged with it; the options
-//! page's switch and its "Forget kept pages" come as requests ([`set_keep_forgotten`],
+//! The "Keep pages searchable after Chrome forgets them" option is given to the host with the
+//! sites, before the snapshot is read, so a removal that woke the worker is judged with it; the
+//! options page's switch and its "Forget kept pages" come as requests ([`set_keep_forgotten`],
 //! [`forget_kept`]). Pages that leave the index for any reason leave topic search too.
 
 use std::cell::{Cell, RefCell};
 
 use futures_channel::oneshot;
 use history_chat_bindings::http::{self, Cancel};
-use history_chat_bindings::{history, idb, now_ms, storage};
+use history_chat_bindings::{history, idb, log, now_ms, storage};
 use history_chat_core::clean::clean_url;
 use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::{HistoryItem, Page, RemovedVisits};
@@ -30,10 +31,11 @@ use history_chat_core::rows::{self, removal_failed};
 use history_chat_core::search::local_search;
 use history_chat_core::semantic::Words;
 use history_chat_core::semantic::host::Removal;
+use history_chat_core::settings::KnownSettings;
 use history_chat_core::site_filter::SiteFilter;
 use wasm_bindgen_futures::spawn_local;
 
-use crate::semantic_host;
+use crate::{semantic_host, settings_host};
 
 /// IndexedDB key of the snapshot.
 const SNAPSHOT_KEY: &str = "history-index";
@@ -45,57 +47,63 @@ thread_local! {
     /// Whether the semantic index has been given every page of the lexical one (then only
     /// changes follow).
     static FOLLOWING: Cell<bool> = const { Cell::new(false) };
-    /// The excluded sites both indexes were given, once read from the settings.
+    /// The excluded sites the index was given, once known (read, or remembered from the last read).
     static EXCLUSIONS: RefCell<Option<Exclusions>> = const { RefCell::new(None) };
-    /// Requests waiting for the excluded sites to be read.
+    /// The snapshot's read, waiting for the excluded sites to be known.
     static EXCLUSION_WAITERS: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
+    /// The "keep pages after Chrome forgets them" option the index was given, once known.
+    static KEEP_FORGOTTEN: Cell<Option<bool>> = const { Cell::new(None) };
 }
 
-/// Reads the excluded sites, gives them to both indexes, then starts loading the index.
-pub fn start() {
-    spawn_local(async {
-        exclusions_from_settings().await;
-        for waiter in EXCLUSION_WAITERS.take() {
-            let _ = waiter.send(());
-        }
-        warm();
-    });
-}
-
-/// `chrome.storage.onChanged` for the settings: passes a new list of excluded sites on.
-pub fn settings_changed() {
-    spawn_local(exclusions_from_settings());
-}
-
-/// Reads the excluded sites and, when they differ from those the indexes have, gives them to
-/// both. Unreadable settings exclude nothing (the defaults), as the rest of the worker reads them.
-async fn exclusions_from_settings() {
-    let exclusions = storage::load_settings()
-        .await
-        .map(|settings| settings.exclusions())
-        .unwrap_or_default();
-    let changed = EXCLUSIONS.with_borrow_mut(|known| {
-        let changed = known.as_ref() != Some(&exclusions);
-        *known = Some(exclusions.clone());
-        changed
+/// What is known of the settings changed ([`crate::settings_host`]: read, remembered, or a
+/// change): the "keep pages" option and the excluded sites go to the index when known (sites no
+/// longer known keep the last ones, never none), and the first time the sites are known the index
+/// starts loading.
+pub fn settings_known(known: &KnownSettings) {
+    if let Some(keep) = known.keep_forgotten()
+        && KEEP_FORGOTTEN.replace(Some(keep)) != Some(keep)
+    {
+        feed(Event::KeepForgotten(keep));
+    }
+    let Some(exclusions) = known.exclusions() else {
+        return;
+    };
+    let (first, changed) = EXCLUSIONS.with_borrow_mut(|held| {
+        let first = held.is_none();
+        let changed = held.as_ref() != Some(&exclusions);
+        *held = Some(exclusions.clone());
+        (first, changed)
     });
     if changed {
         feed(Event::Exclusions {
-            exclusions: exclusions.clone(),
+            exclusions,
             now_ms: now_ms(),
         });
-        semantic_host::exclude(exclusions);
+    }
+    for waiter in EXCLUSION_WAITERS.take() {
+        // A waiter whose task ended needs nothing.
+        let _ = waiter.send(());
+    }
+    if first {
+        warm();
     }
 }
 
-/// Waits until the excluded sites have been read once.
+/// Waits until the excluded sites are known (the snapshot is not read before: a loaded index is
+/// filtered with them, and topic search follows it).
 async fn exclusions_known() {
-    if EXCLUSIONS.with_borrow(Option::is_some) {
-        return;
+    while EXCLUSIONS.with_borrow(Option::is_none) {
+        let (ready, wait) = oneshot::channel();
+        EXCLUSION_WAITERS.with_borrow_mut(|waiters| waiters.push(ready));
+        if wait.await.is_err() {
+            log::note("a wait for the excluded sites ended without them; looking again");
+        }
     }
-    let (ready, wait) = oneshot::channel();
-    EXCLUSION_WAITERS.with_borrow_mut(|waiters| waiters.push(ready));
-    let _ = wait.await;
+}
+
+/// The excluded sites, once known.
+fn exclusions() -> Option<Exclusions> {
+    EXCLUSIONS.with_borrow(Clone::clone)
 }
 
 /// Starts loading the index if nobody did yet.
@@ -120,6 +128,7 @@ pub fn removed(removed: RemovedVisits) {
 /// The options page's "Keep pages searchable after Chrome forgets them" (already saved): off
 /// forgets every kept page. Answers how many are kept, once the index is loaded.
 pub async fn set_keep_forgotten(enabled: bool) -> Response {
+    KEEP_FORGOTTEN.set(Some(enabled));
     feed(Event::KeepForgotten(enabled));
     answer(Request::KeptPages).await
 }
@@ -163,7 +172,12 @@ pub async fn remove(url: String) -> Response {
 /// [`Request::BrowserSearch`]: the browser's own search of its history, for a page whose index
 /// answer does not reach back far enough. Needs no index, so it never waits for the snapshot.
 pub async fn browser_search(question: &str, period: Period, now_ms: i64) -> Response {
-    match local_search(&history::ChromeHistory, question, period, now_ms).await {
+    settings_host::known().await;
+    let Some(excluded) = exclusions() else {
+        return settings_host::unknown_exclusions();
+    };
+    let source = history::ChromeHistory::excluding(excluded);
+    match local_search(&source, question, period, now_ms).await {
         Ok(pages) => Response::Pages {
             pages,
             indexing: None,
@@ -194,7 +208,11 @@ fn forget(url: &str) -> RemovedVisits {
 
 /// Answers a page.
 pub async fn answer(request: Request) -> Response {
-    exclusions_known().await;
+    settings_host::known().await;
+    if exclusions().is_none() {
+        // Its answers would have to leave the excluded sites out, and they are not known.
+        return settings_host::unknown_exclusions();
+    }
     warm();
     loop {
         match HOST.with_borrow(|host| host.answer(&request, now_ms())) {
@@ -203,7 +221,9 @@ pub async fn answer(request: Request) -> Response {
                 let (ready, wait) = oneshot::channel();
                 WAITERS.with_borrow_mut(|waiters| waiters.push(ready));
                 // A dropped sender (cannot happen while the worker lives) also ends the wait.
-                let _ = wait.await;
+                if wait.await.is_err() {
+                    log::note("a wait for the index's load ended early; asking again");
+                }
             }
         }
     }
@@ -364,11 +384,8 @@ fn follow(touched: Touched) {
 fn perform(action: Action) {
     match action {
         Action::ReadSnapshot => spawn_local(async {
-            // Unreadable settings leave the option unknown: every removal is then a deletion, and
-            // nothing kept is forgotten for it.
-            if let Ok(settings) = storage::load_settings().await {
-                feed(Event::KeepForgotten(settings.keep_forgotten));
-            }
+            // The excluded sites and the "keep" option (when known) are the host's before it loads.
+            exclusions_known().await;
             // An unreadable store is no snapshot: the index is rebuilt.
             let bytes = idb::get(SNAPSHOT_KEY).await.ok().flatten();
             feed(Event::SnapshotRead {
@@ -403,6 +420,7 @@ fn perform(action: Action) {
         }
         Action::WakeWaiters => {
             for waiter in WAITERS.take() {
+                // A waiter whose request ended needs nothing.
                 let _ = waiter.send(());
             }
         }

@@ -7,7 +7,8 @@
 //! newest first, the first time), kept in step with `chrome.history`'s events, and asked by the
 //! pages through [`history_chat_core::messages`]. Beside it, the semantic index ([`semantic_host`],
 //! glue around the core's `semantic::host`) follows the lexical one's pages and has them
-//! understood by the on-device model, hosted by an offscreen document. The address-bar keyword
+//! understood by the on-device model, hosted by an offscreen document. Both learn the settings
+//! from [`settings_host`], which never takes a failed read for the defaults. The address-bar keyword
 //! ([`omnibox`]) suggests the lexical index's pages as the user types after `hc`. The committed
 //! questions are searched here too ([`ask_host`]: Gemini, Chrome's built-in model, or the local
 //! search of [`local_search`]), so that closing the popup does not end them.
@@ -17,6 +18,7 @@ mod index_host;
 mod local_search;
 mod omnibox;
 mod semantic_host;
+mod settings_host;
 
 use history_chat_bindings::{messages, storage};
 use history_chat_core::messages::{Request, Response};
@@ -31,8 +33,7 @@ pub fn start() {
     history_chat_bindings::i18n::install();
     history_chat_bindings::hosts::install();
     ask_host::start();
-    semantic_host::start();
-    index_host::start();
+    settings_host::start();
 }
 
 /// `chrome.runtime.onConnect`: a popup's `ask` port, which hears how the AI search goes.
@@ -41,11 +42,12 @@ pub async fn on_connect(port: JsValue) {
     ask_host::connected(port).await;
 }
 
-/// `chrome.storage.onChanged` for the synced settings: applies the excluded sites at once (their
-/// pages leave both indexes; a site taken off the list is read from the history again).
+/// `chrome.storage.onChanged` for the synced settings, with their new value: applies the excluded
+/// sites at once (their pages leave both indexes; a site taken off the list is read from the
+/// history again).
 #[wasm_bindgen]
-pub fn on_settings_changed() {
-    index_host::settings_changed();
+pub fn on_settings_changed(new_value: JsValue) {
+    settings_host::changed(&new_value);
 }
 
 /// `chrome.runtime.onInstalled`: writes the default settings (install), or the fields a new version
@@ -65,10 +67,7 @@ pub async fn on_message(message: JsValue) -> JsValue {
             start_ms,
             limit,
         }) => semantic_host::understand(&query, start_ms, limit).await,
-        Ok(Request::SemanticState) => {
-            semantic_host::start();
-            semantic_host::state()
-        }
+        Ok(Request::SemanticState) => semantic_host::state(),
         Ok(Request::SetSemantic { enabled }) => semantic_host::set_enabled(enabled),
         Ok(Request::Remove { url }) => index_host::remove(url).await,
         Ok(Request::BrowserSearch {

@@ -3,7 +3,7 @@
 //! once; while the index does not reach back to the period's start, the browser's search fused in
 //! (what the index found is given to the popup first); then topic search's pages fused in.
 
-use history_chat_bindings::http;
+use history_chat_bindings::{http, log};
 use history_chat_core::conversation::{Turn, TurnError, TurnNote};
 use history_chat_core::history::Page;
 use history_chat_core::index::fuse_with_browser;
@@ -12,6 +12,7 @@ use history_chat_core::messages::{IndexProgress, Request, Response, SEMANTIC_POO
 use history_chat_core::period::Period;
 use history_chat_core::search::RESULT_LIMIT;
 use history_chat_core::semantic::{Words, fuse_semantic};
+use history_chat_core::t;
 
 use crate::{index_host, semantic_host};
 
@@ -73,6 +74,8 @@ async fn words(
             indexing: Some(progress),
         }) => (pages, progress),
         Some(Response::Indexing { progress }) => (Vec::new(), progress),
+        // Refused (the excluded sites are not known): the browser's search would be refused too.
+        Some(Response::Failed { message }) => return Err(message),
         // The index could not answer, or not in time: the browser's search alone.
         _ => (Vec::new(), IndexProgress::default()),
     };
@@ -83,7 +86,11 @@ async fn words(
     early(&partial);
     let browser = browser_search(question, period, now_ms)
         .await
-        .unwrap_or_default();
+        // What the index found stands alone; the console keeps why.
+        .unwrap_or_else(|reason| {
+            log::failure("the browser's search filling in", &reason);
+            Vec::new()
+        });
     let mut pages = fuse_with_browser(&partial, &browser);
     pages.truncate(RESULT_LIMIT);
     Ok((pages, Some(progress)))
@@ -94,7 +101,7 @@ async fn browser_search(question: &str, period: Period, now_ms: i64) -> Result<V
     match index_host::browser_search(question, period, now_ms).await {
         Response::Pages { pages, .. } => Ok(pages),
         Response::Failed { message } => Err(message),
-        _ => Err(String::from("unexpected reply")),
+        _ => Err(t!("worker_unexpected_reply")),
     }
 }
 

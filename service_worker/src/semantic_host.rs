@@ -12,8 +12,7 @@ use std::cell::{Cell, RefCell};
 use history_chat_bindings::embedder::{self, EmbedderError, TextKind};
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::idb::{self, WriteError};
-use history_chat_bindings::storage;
-use history_chat_core::exclusions::Exclusions;
+use history_chat_bindings::log;
 use history_chat_core::history::Page;
 use history_chat_core::messages::{QUERY_PATIENCE_MS, Response};
 use history_chat_core::semantic::host::{
@@ -21,6 +20,7 @@ use history_chat_core::semantic::host::{
     SemanticHost, StoredRecord,
 };
 use history_chat_core::semantic::{PASSAGE_MAX_CHARS, is_understandable};
+use history_chat_core::settings::KnownSettings;
 use history_chat_core::site_filter;
 
 use wasm_bindgen_futures::spawn_local;
@@ -32,25 +32,24 @@ thread_local! {
     static STARTED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Starts the semantic index once per worker life: reads the switch, then the stored vectors.
-pub fn start() {
-    if STARTED.replace(true) {
+/// What is known of the settings changed ([`crate::settings_host`]): the excluded sites go to the
+/// semantic index (their pages' vectors go), and once both they and the switch are known, it
+/// starts, once per worker life (then the options page's switch comes as a request). While they
+/// are not known it does not start: no page is loaded or embedded before the index knows which
+/// sites to leave out.
+pub fn settings_known(known: &KnownSettings) {
+    let Some(exclusions) = known.exclusions() else {
         return;
-    }
-    spawn_local(async {
-        // Unreadable settings leave topic search on, its default, and exclude nothing.
-        let settings = storage::load_settings().await.unwrap_or_default();
-        // Before the start: no page of an excluded site is loaded or embedded.
-        feed(Event::Exclusions(settings.exclusions()));
-        feed(Event::Start {
-            enabled: settings.semantic_search.is_on(),
-        });
-    });
-}
-
-/// The excluded sites changed (or were read): their pages' vectors go.
-pub fn exclude(exclusions: Exclusions) {
+    };
+    // Before the start: no page of an excluded site is loaded or embedded.
     feed(Event::Exclusions(exclusions));
+    if let Some(switch) = known.semantic_search()
+        && !STARTED.replace(true)
+    {
+        feed(Event::Start {
+            enabled: switch.is_on(),
+        });
+    }
 }
 
 /// The lexical index gained or updated these pages.
@@ -85,7 +84,6 @@ pub fn state() -> Response {
 /// vectors of the sites' pages are scanned, and the URLs are turned into pages by the lexical index
 /// (a page it no longer holds is never shown).
 pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
-    start();
     let progress = HOST.with_borrow(SemanticHost::progress);
     let searchable = HOST.with_borrow(|host| !host.vectors().is_empty());
     let site_filter::SiteQuestion {
@@ -117,7 +115,10 @@ pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
             None => Vec::new(),
         },
         // The lexical answer stands alone; the build's own batches report lasting failures.
-        Err(_) => Vec::new(),
+        Err(error) => {
+            log::failure("embedding a question", &error);
+            Vec::new()
+        }
     };
     Response::Understood {
         pages,
@@ -183,12 +184,17 @@ fn perform(action: Action) {
             feed(event);
         }),
         Action::Delete { urls } => spawn_local(async move {
-            // A record left behind is never shown: a search turns URLs into pages through the
-            // lexical index, which no longer holds it.
-            let _ = idb::delete_vectors(&urls).await;
+            // A record left behind is never shown (a search turns URLs into pages through the
+            // lexical index, which no longer holds it), and the next load drops it: logged.
+            if let Err(error) = idb::delete_vectors(&urls).await {
+                log::failure("deleting the vectors of removed pages", &error);
+            }
         }),
         Action::ClearStore => spawn_local(async {
-            let _ = idb::clear_vectors().await;
+            // Logged, as a delete is: nothing left behind is ever shown.
+            if let Err(error) = idb::clear_vectors().await {
+                log::failure("clearing the stored vectors", &error);
+            }
         }),
         Action::RetryAfter { ms } => spawn_local(async move {
             http::sleep(ms, &Cancel::new()).await;

@@ -1,19 +1,26 @@
+use history_chat_core::t;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-/// A call into the browser that did not give us what we asked for.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// A call into the browser that did not give us what we asked for. Shown to the user as a phrase
+/// of the UI's catalogue (its `Display`, fit for a message's `($1)`); the browser's own words,
+/// English whatever the UI language, go to the console ([`crate::log`]) when the error is made.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChromeError {
-    /// The API threw or its promise was rejected (the message is the browser's).
-    #[error("{api} failed: {message}")]
+    /// The API threw or its promise was rejected.
     Failed {
         /// The API called, such as `chrome.history.search`.
         api: &'static str,
         /// The browser's message.
         message: String,
     },
+    /// The browser refused a write because the extension's storage is full (`chrome.storage`'s
+    /// `QUOTA_BYTES…` errors, IndexedDB's `QuotaExceededError`): nothing of it was written.
+    QuotaExceeded {
+        /// The API called.
+        api: &'static str,
+    },
     /// The API answered with data we could not read.
-    #[error("{api} answered with data that could not be read: {message}")]
     Unreadable {
         /// The API called.
         api: &'static str,
@@ -22,15 +29,49 @@ pub enum ChromeError {
     },
 }
 
-impl ChromeError {
-    /// Wraps what a JS call threw or rejected with.
-    pub(crate) fn failed(api: &'static str, thrown: JsValue) -> ChromeError {
-        let message = match thrown.dyn_ref::<js_sys::Error>() {
-            Some(error) => String::from(error.message()),
-            None => thrown.as_string().unwrap_or_else(|| format!("{thrown:?}")),
-        };
-        ChromeError::Failed { api, message }
+impl std::error::Error for ChromeError {}
+
+impl std::fmt::Display for ChromeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&match self {
+            ChromeError::Failed { api, .. } => t!("browser_refused", api),
+            ChromeError::QuotaExceeded { .. } => t!("browser_storage_full"),
+            ChromeError::Unreadable { api, .. } => t!("browser_unreadable", api),
+        })
     }
+}
+
+impl ChromeError {
+    /// Wraps what a JS call threw or rejected with, and logs the browser's words.
+    pub(crate) fn failed(api: &'static str, thrown: JsValue) -> ChromeError {
+        let (name, message) = match thrown.dyn_ref::<js_sys::Error>() {
+            Some(error) => (String::from(error.name()), String::from(error.message())),
+            None => (
+                String::new(),
+                thrown.as_string().unwrap_or_else(|| format!("{thrown:?}")),
+            ),
+        };
+        crate::log::failure(api, &(name.as_str(), message.as_str()));
+        if is_quota(&name, &message) {
+            ChromeError::QuotaExceeded { api }
+        } else {
+            ChromeError::Failed { api, message }
+        }
+    }
+
+    /// Whether the browser refused a write for lack of room.
+    pub fn is_quota(&self) -> bool {
+        matches!(self, ChromeError::QuotaExceeded { .. })
+    }
+}
+
+/// Whether a rejection says the storage is full: `chrome.storage` rejects with messages such as
+/// `QUOTA_BYTES quota exceeded` or `QUOTA_BYTES_PER_ITEM quota exceeded`; IndexedDB with a
+/// `QuotaExceededError`.
+fn is_quota(name: &str, message: &str) -> bool {
+    name == "QuotaExceededError"
+        || message.contains("QUOTA_BYTES")
+        || message.to_ascii_lowercase().contains("quota exceeded")
 }
 
 /// Waits for a browser API's promise, `api` naming the call in the error: a call that threw before

@@ -6,7 +6,7 @@
 //! Every fallible call of the extension ends in one of three places, chosen at the call: the user
 //! is told (with what to do), it is retried, or it is logged here.
 
-use std::fmt::Display;
+use std::fmt::Debug;
 
 use wasm_bindgen::prelude::*;
 
@@ -16,10 +16,11 @@ extern "C" {
     fn console_warn(message: &str);
 }
 
-/// Logs that `what` (a short phrase such as "saving the index snapshot") failed with `error`:
-/// `History Chat: saving the index snapshot failed: QuotaExceededError`.
-pub fn failure(what: &str, error: &impl Display) {
-    console_warn(&format!("History Chat: {what} failed: {error}"));
+/// Logs that `what` (a short phrase such as "saving the index snapshot") failed with `error`,
+/// written as its `Debug` (the technical form, with the browser's own words, whatever the UI's
+/// language): `History Chat: saving the index snapshot failed: QuotaExceeded { api: "indexedDB put" }`.
+pub fn failure(what: &str, error: &impl Debug) {
+    console_warn(&format!("History Chat: {what} failed: {error:?}"));
 }
 
 /// Logs an event worth a trace that is not a failure of ours (an event Chrome sent that could not

@@ -32,24 +32,30 @@ pub async fn ask_worker<T: DeserializeOwned>(request: &Request) -> Result<T, Chr
     from_js(SEND, &answer)
 }
 
-/// [`ask_worker`], but gives up after `ms` milliseconds (`None`): the worker may be busy building
-/// the index, and a page that must answer at once then uses the browser's search instead.
-pub async fn ask_worker_within(request: &Request, ms: u32) -> Option<Response> {
-    let promise = send_message(&to_js(SEND, request).ok()?).ok()?;
-    let timeout = js_sys::Promise::new(&mut |resolve, _reject| {
-        if set_timeout(&resolve, ms).is_err() {
-            let _ = resolve.call0(&JsValue::UNDEFINED);
+/// [`ask_worker`], but gives up after `ms` milliseconds (`Ok(None)`): the worker may be busy
+/// building the index, and a page that must answer at once then uses the browser's search instead.
+/// A message that could not be sent or an answer that could not be read is an error, told apart
+/// from the timeout.
+pub async fn ask_worker_within(
+    request: &Request,
+    ms: u32,
+) -> Result<Option<Response>, ChromeError> {
+    let promise = send_message(&to_js(SEND, request)?).map_err(|e| ChromeError::failed(SEND, e))?;
+    let timeout = js_sys::Promise::new(&mut |resolve, reject| {
+        if let Err(thrown) = set_timeout(&resolve, ms) {
+            // No timer: the race is lost at once, as an error rather than as a timeout.
+            drop(reject.call1(&JsValue::UNDEFINED, &thrown));
         }
     });
     let first = JsFuture::from(js_sys::Promise::race(&js_sys::Array::of2(
         &promise, &timeout,
     )))
     .await
-    .ok()?;
+    .map_err(|e| ChromeError::failed(SEND, e))?;
     if first.is_undefined() {
-        return None;
+        return Ok(None);
     }
-    from_js(SEND, &first).ok()
+    from_js(SEND, &first).map(Some)
 }
 
 /// Reads a message the worker received.

@@ -2,7 +2,7 @@
 
 use history_chat_core::conversation::{self, LoadedConversation, Turn};
 use history_chat_core::history::RemovedVisits;
-use history_chat_core::settings::Settings;
+use history_chat_core::settings::{KnownSettings, Remembered, Settings};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
@@ -29,6 +29,7 @@ const SYNC_SET: &str = "chrome.storage.sync.set";
 const LOCAL_GET: &str = "chrome.storage.local.get";
 const LOCAL_SET: &str = "chrome.storage.local.set";
 const LOCAL_REMOVE: &str = "chrome.storage.local.remove";
+const ON_CHANGED: &str = "chrome.storage.onChanged";
 
 /// Calls a `chrome.*` function that returns a promise, and waits for it.
 async fn call(
@@ -46,6 +47,13 @@ pub async fn load_settings() -> Result<Settings, ChromeError> {
     Ok(Settings::from_stored(
         items.get(Settings::STORAGE_KEY).cloned(),
     ))
+}
+
+/// The settings as `chrome.storage.onChanged` gives them (its `newValue`; `undefined` when they
+/// were removed, which reads as the defaults): no read, so none can fail.
+pub fn settings_from_change(new_value: &JsValue) -> Result<Settings, ChromeError> {
+    let value: Option<Value> = from_js(ON_CHANGED, new_value)?;
+    Ok(Settings::from_stored(value))
 }
 
 /// Writes the settings back with every missing field at its default — only when one is missing, so
@@ -70,6 +78,18 @@ pub async fn save_settings(settings: &Settings) -> Result<(), ChromeError> {
         .map(drop)
 }
 
+/// Changes one thing in the settings as they are stored now: reads them afresh, applies `edit`,
+/// writes them back (one item, whole: the browser keeps the previous value when the write is
+/// refused, for quota or otherwise), and gives what was written. Nothing is written when the read
+/// fails, so a change made in one page never carries another page's stale copy of the other
+/// fields, and a failed read is never written back as the defaults.
+pub async fn update_settings(edit: impl FnOnce(&mut Settings)) -> Result<Settings, ChromeError> {
+    let mut settings = load_settings().await?;
+    edit(&mut settings);
+    save_settings(&settings).await?;
+    Ok(settings)
+}
+
 /// Every item of `chrome.storage.local`.
 async fn local_items() -> Result<Map<String, Value>, ChromeError> {
     from_js(
@@ -78,23 +98,69 @@ async fn local_items() -> Result<Map<String, Value>, ChromeError> {
     )
 }
 
-/// The conversation, newest first, with the retention applied: expired turns are deleted from
-/// storage before this returns (a failed delete is reported, the turns are still not shown). The
-/// excluded sites' pages are taken out of the turns as shown (the stored turns keep them, so a
-/// site taken off the list shows again).
+/// What the service worker last read of the settings ([`Remembered`]), stored beside the
+/// conversation in `chrome.storage.local`; `None` when nothing was ever stored.
+pub async fn remembered_settings() -> Result<Option<Remembered>, ChromeError> {
+    let key = JsValue::from_str(Remembered::STORAGE_KEY);
+    let items: Map<String, Value> = from_js(LOCAL_GET, &call(LOCAL_GET, local_get, &key).await?)?;
+    Ok(Remembered::from_stored(items.get(Remembered::STORAGE_KEY)))
+}
+
+/// Stores what to remember of settings just read (never the key): one item, written whole.
+pub async fn remember_settings(settings: &Settings) -> Result<(), ChromeError> {
+    let items = Map::from_iter([(
+        Remembered::STORAGE_KEY.to_owned(),
+        Remembered::of(settings).to_stored(),
+    )]);
+    call(LOCAL_SET, local_set, &to_js(LOCAL_SET, &items)?)
+        .await
+        .map(drop)
+}
+
+/// The conversation as a page shows it, and what was known of the settings to show it.
+#[derive(Debug)]
+pub struct ShownConversation {
+    /// The turns, newest first, excluded sites' pages taken out.
+    pub loaded: LoadedConversation,
+    /// Whether the settings were read; when not, nothing was pruned.
+    pub settings_read: bool,
+    /// Turns not shown because the excluded sites are not known (any might show one of their
+    /// pages); they stay stored.
+    pub withheld: usize,
+}
+
+/// The conversation, newest first, read with `settings` as the page read them ([`KnownSettings`]:
+/// when that read failed, the settings the worker remembers, stored in the same area, stand in
+/// for the excluded sites). Only settings actually read prune: expired turns are then deleted
+/// from storage before this returns (a failed delete is reported, the turns are still not shown).
+/// The excluded sites' pages are taken out of the turns as shown (the stored turns keep them, so
+/// a site taken off the list shows again); when no excluded sites are known at all, no turn is
+/// shown, and none is deleted.
 pub async fn load_conversation(
     now_ms: i64,
-    settings: &Settings,
-) -> Result<LoadedConversation, ChromeError> {
-    let mut loaded = conversation::load(local_items().await?, now_ms, settings.retention);
-    let excluded = settings.exclusions();
-    for stored in &mut loaded.turns {
-        excluded.retain_in_turn(&mut stored.turn);
+    settings: Result<Settings, ChromeError>,
+) -> Result<ShownConversation, ChromeError> {
+    let items = local_items().await?;
+    let remembered = Remembered::from_stored(items.get(Remembered::STORAGE_KEY));
+    let known = KnownSettings::from_read(settings, remembered);
+    let mut loaded = conversation::load(items, now_ms, known.retention());
+    let mut withheld = 0;
+    match known.exclusions() {
+        Some(excluded) => {
+            for stored in &mut loaded.turns {
+                excluded.retain_in_turn(&mut stored.turn);
+            }
+        }
+        None => withheld = std::mem::take(&mut loaded.turns).len(),
     }
     if !loaded.expired.is_empty() {
         remove_local(&loaded.expired).await?;
     }
-    Ok(loaded)
+    Ok(ShownConversation {
+        loaded,
+        settings_read: known.is_read(),
+        withheld,
+    })
 }
 
 /// Stores one turn under its own key.

@@ -29,7 +29,7 @@ const LAST_FOCUSED: &str = "chrome.windows.getLastFocused";
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OpenError {
     /// Only `http` and `https` pages are ever opened.
-    #[error("only web pages (http or https) can be opened")]
+    #[error("{}", history_chat_core::t!("open_not_web_page"))]
     NotWebPage,
     /// The browser refused.
     #[error(transparent)]

@@ -78,11 +78,11 @@ pub enum Rejection {
 
 impl fmt::Display for Rejection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Rejection::Invalid => f.write_str("not a valid URL"),
-            Rejection::NotWebPage { scheme } => write!(f, "not a web page ({scheme}:)"),
-            Rejection::GoogleSearch => f.write_str("a Google search result page"),
-        }
+        f.write_str(&match self {
+            Rejection::Invalid => t!("clean_invalid"),
+            Rejection::NotWebPage { scheme } => t!("clean_not_web_page", scheme),
+            Rejection::GoogleSearch => t!("clean_google_search"),
+        })
     }
 }
 

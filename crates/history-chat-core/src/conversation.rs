@@ -341,13 +341,15 @@ pub struct LoadedConversation {
 }
 
 /// Reads the conversation out of every stored `(key, value)` pair (other keys are ignored) and
-/// applies the retention at `now_ms`.
+/// applies the retention at `now_ms`. `None`: the settings could not be read, so the retention is
+/// not known and nothing is deleted, not even beyond [`MAX_TURNS`]: pruning waits for a read that
+/// succeeds ([`crate::settings::KnownSettings::retention`]).
 pub fn load(
     entries: impl IntoIterator<Item = (String, Value)>,
     now_ms: i64,
-    retention: Retention,
+    retention: Option<Retention>,
 ) -> LoadedConversation {
-    let cutoff = retention.cutoff_ms(now_ms);
+    let cutoff = retention.and_then(|retention| retention.cutoff_ms(now_ms));
     let mut loaded = LoadedConversation::default();
     let mut entries: Vec<(String, i64, Value)> = entries
         .into_iter()
@@ -357,7 +359,8 @@ pub fn load(
     entries.sort_by(|a, b| b.0.cmp(&a.0));
     for (key, at_ms, value) in entries {
         let expired_by_age = cutoff.is_some_and(|cutoff| at_ms < cutoff);
-        if expired_by_age || loaded.turns.len() >= MAX_TURNS {
+        let beyond_cap = retention.is_some() && loaded.turns.len() >= MAX_TURNS;
+        if expired_by_age || beyond_cap {
             loaded.expired.push(key);
             continue;
         }
@@ -703,7 +706,7 @@ mod tests {
                 stored(NOW - 2_000, 2, "middle"),
             ],
             NOW,
-            Retention::Month,
+            Some(Retention::Month),
         );
         assert_eq!(questions(&loaded), ["newest", "middle", "oldest"]);
         assert!(loaded.expired.is_empty() && loaded.unreadable.is_empty());
@@ -719,7 +722,7 @@ mod tests {
                 (old_unreadable.clone(), json!("corrupted")),
             ],
             NOW,
-            Retention::Month,
+            Some(Retention::Month),
         );
         assert_eq!(questions(&loaded), ["two days ago"]);
         assert_eq!(
@@ -730,15 +733,33 @@ mod tests {
         let day = load(
             [stored(NOW - 2 * DAY_MS, 1, "two days ago")],
             NOW,
-            Retention::Day,
+            Some(Retention::Day),
         );
         assert!(day.turns.is_empty());
         let forever = load(
             [stored(NOW - 4_000 * DAY_MS, 1, "long ago")],
             NOW,
-            Retention::Forever,
+            Some(Retention::Forever),
         );
         assert_eq!(questions(&forever), ["long ago"]);
+    }
+
+    #[test]
+    fn settings_that_could_not_be_read_delete_nothing() {
+        let old_unreadable = turn_key(NOW - 400 * DAY_MS, 9);
+        let many = (0..MAX_TURNS as i64 + 5).map(|i| stored(NOW - 40 * DAY_MS - i, 0, "old"));
+        let entries: Vec<(String, Value)> = [
+            stored(NOW - 2 * DAY_MS, 1, "two days ago"),
+            (old_unreadable.clone(), json!("corrupted")),
+        ]
+        .into_iter()
+        .chain(many)
+        .collect();
+        let loaded = load(entries, NOW, None);
+        assert!(loaded.expired.is_empty(), "{:?}", loaded.expired);
+        assert_eq!(loaded.turns.len(), MAX_TURNS + 6);
+        assert_eq!(loaded.unreadable, [old_unreadable]);
+        assert_eq!(loaded.turns[0].turn.question, "two days ago");
     }
 
     #[test]
@@ -750,7 +771,7 @@ mod tests {
                 stored(NOW, 1, "fine"),
             ],
             NOW,
-            Retention::Month,
+            Some(Retention::Month),
         );
         assert_eq!(questions(&loaded), ["fine"]);
         assert_eq!(loaded.unreadable, [key]);
@@ -761,7 +782,7 @@ mod tests {
     fn turns_from_other_versions_load_with_defaults() {
         let key = turn_key(NOW, 1);
         let value = json!({"atMs": NOW, "question": "q", "period": "1y", "mode": "someNewMode", "results": "bad", "extra": true});
-        let loaded = load([(key, value)], NOW, Retention::Month);
+        let loaded = load([(key, value)], NOW, Some(Retention::Month));
         let turn = &loaded.turns[0].turn;
         assert_eq!(
             (turn.question.as_str(), turn.period, turn.mode),
@@ -773,7 +794,7 @@ mod tests {
     #[test]
     fn keeps_at_most_max_turns() {
         let entries = (0..MAX_TURNS as i64 + 5).map(|i| stored(NOW - i, 0, &format!("q{i}")));
-        let loaded = load(entries, NOW, Retention::Forever);
+        let loaded = load(entries, NOW, Some(Retention::Forever));
         assert_eq!(loaded.turns.len(), MAX_TURNS);
         assert_eq!(loaded.turns[0].turn.question, "q0");
         assert_eq!(loaded.expired.len(), 5);

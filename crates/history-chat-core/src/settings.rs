@@ -5,6 +5,10 @@
 //! so loading never fails: a missing field takes its default, a field with a value this version does
 //! not understand takes its default too, and fields this version does not know are kept in
 //! [`Settings::other`] and written back untouched.
+//!
+//! A read that *failed* is another matter: it is never taken for the defaults ([`KnownSettings`]).
+
+mod known;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -16,6 +20,8 @@ use crate::exclusions::{Exclusions, lenient_lines};
 use crate::gemini::{DEFAULT_MODEL, FALLBACK_MODEL};
 use crate::lenient::or_default;
 use crate::period::{DAY_MS, Period};
+
+pub use known::{FIRST_RETRY_MS, KnownSettings, MAX_RETRY_MS, Remembered, retry_after_ms};
 
 /// How long conversation turns are kept. Stored as `1d`, `7d`, `30d`, `90d` or `forever`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
