@@ -32,6 +32,31 @@
 //! history" during a build or a load ends it: the history is empty, so the (empty) index is
 //! complete, and whatever read was out is ignored when it comes back.
 //!
+//! **An event that cannot be read** is not lost: the history is read again instead.
+//! [`Event::VisitUnreadable`] (an `onVisited` whose item could not be read) re-reads the recent
+//! history, from [`CATCH_UP_MARGIN_MS`] before the event, merged into the index as the catch-up
+//! after a load is: at once when the index is complete (a read that is out is replaced by one
+//! covering both); once it is complete when it is being built (its first slice may have been
+//! answered before the visit, and later slices end in the past); and not at all while it is cold
+//! or loading, since the catch-up after the load reads from the snapshot's newest visit (older
+//! than anything happening now), and a build's first slice is asked after the event.
+//! [`Event::RemovalUnreadable`] (an `onVisitRemoved` that could not be read: pages went, we do not
+//! know which) *verifies* the index: the whole history is read once, merged as a catch-up is, and
+//! every raw URL the index holds as Chrome's (not a kept one: kept URLs are exactly those Chrome no
+//! longer has) that the read lacks is gone — judged as one history removal at the event's time,
+//! like [`Event::VisitRemoved`] (kept with the option on when [`crate::archive::classify`] calls
+//! the whole set an expiry, otherwise a deletion, forgotten in the conversation too), and saved. A
+//! URL visited after the verify was asked is not judged (the read may predate the visit), and the
+//! changes that came meanwhile are replayed after it, as after any read. While cold or loading the
+//! need is remembered and the read after the load is the verify (the snapshot may hold the removed
+//! pages); a load that ends in a build needs none (every slice is read after the event). While
+//! building, the pages already read (those from the slice out at the event on) are verified once
+//! the build is complete, rather than the build started again: the slices read after the event
+//! are the history as it is, so only what came before needs checking, and a restart would throw
+//! away everything searchable so far; until then those pages stay searchable (a build takes
+//! seconds). [`Host::verifying`] says whether a save made now still lacks a verify (the worker's
+//! journal of removals keeps an unreadable removal until a save that has it).
+//!
 //! **Excluded sites** ([`Event::Exclusions`], [`crate::exclusions`]) are never indexed: a read's
 //! items, a visit and a loaded snapshot are filtered before they reach the index, and a site just
 //! excluded is dropped from it at once. When a site comes off the list its pages are read from the
@@ -50,6 +75,8 @@
 //!
 //! Every constant of the index's timing lives here, the pages' patience included, so each can be
 //! read against the others.
+
+use std::collections::HashSet;
 
 use crate::archive::{self, Removal};
 use crate::clean::clean_url;
@@ -186,6 +213,19 @@ pub enum Event {
     ForgetKept,
     /// The timer set by [`Action::PersistAfter`] fired.
     PersistDue,
+    /// `chrome.history.onVisited` with an item that could not be read, at `now_ms`: the recent
+    /// history is read again (see the [module docs](self)).
+    VisitUnreadable {
+        /// When it came, ms since the Unix epoch.
+        now_ms: i64,
+    },
+    /// `chrome.history.onVisitRemoved` with an argument that could not be read, at `now_ms` (or
+    /// the worker's journal of removals could not be read): pages were removed, we cannot tell
+    /// which, so the index is verified against the whole history (see the [module docs](self)).
+    RemovalUnreadable {
+        /// When it came, ms since the Unix epoch: the verify's removal is judged at this time.
+        now_ms: i64,
+    },
     /// The excluded sites, read from the settings when the worker starts and again whenever they
     /// change (the first may come at any point of the index's life).
     Exclusions {
@@ -208,7 +248,9 @@ pub enum Action {
         /// The delay.
         ms: u32,
     },
-    /// Save these bytes as the snapshot (a failed write only costs a rebuild at the next start).
+    /// Save these bytes as the snapshot. They hold every event handled before this action was
+    /// returned (a failed write costs a rebuild or an older snapshot at the next start, where the
+    /// worker's journal of removals replays what it lacks).
     Save {
         /// [`Index::to_bytes`].
         bytes: Vec<u8>,
@@ -257,6 +299,32 @@ struct Build {
     since_ms: Option<i64>,
     /// The span of the slice being read.
     span_ms: i64,
+    /// A read to make once the build is complete: an event that could not be read came meanwhile.
+    then: Option<Recheck>,
+}
+
+/// A read of the history, to now, that re-checks the index after an event that could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Recheck {
+    /// Visits from here on are read.
+    start_ms: i64,
+    /// A verify, judged at this time: what the index holds as Chrome's with a newest visit at or
+    /// after `start_ms` and the read lacks is gone.
+    verify_at: Option<i64>,
+}
+
+impl Recheck {
+    /// One read that does what both would: from the earlier start, a verify if either is (judged
+    /// at the earlier time, which calls fewer pages expired).
+    fn and(self, other: Recheck) -> Recheck {
+        Recheck {
+            start_ms: self.start_ms.min(other.start_ms),
+            verify_at: match (self.verify_at, other.verify_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        }
+    }
 }
 
 /// The history read that is out, and the changes applied since it was asked for.
@@ -265,6 +333,8 @@ struct Pending {
     read: HistoryRead,
     attempt: u32,
     since: Vec<Change>,
+    /// The read verifies the index ([`Recheck::verify_at`]), judged at this time.
+    verify_at: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -286,8 +356,12 @@ enum Phase {
     /// Not loaded: the worker just started, or history could not be read.
     #[default]
     Cold,
-    /// Reading the snapshot; changes wait here.
-    Loading { queued: Vec<Change> },
+    /// Reading the snapshot; changes wait here, and whether the loaded index must be verified
+    /// (an unreadable removal came, at this time).
+    Loading {
+        queued: Vec<Change>,
+        verify_at: Option<i64>,
+    },
     /// The index answers; `pending` is the history read that is out (the slices of a build, or
     /// the catch-up after a load), if any.
     Live {
@@ -311,6 +385,8 @@ pub struct Host {
     /// The "keep pages after Chrome forgets them" setting; `None` until the worker has read it
     /// (then every removal is a deletion, and nothing kept is forgotten for it).
     keep_forgotten: Option<bool>,
+    /// A verify failed every attempt: the index may still hold removed pages until the next start.
+    verify_owed: bool,
 }
 
 impl Host {
@@ -342,6 +418,8 @@ impl Host {
                 }
             }
             Event::ForgetKept => self.forget_kept(&mut actions),
+            Event::VisitUnreadable { now_ms } => self.recheck(false, now_ms, &mut actions),
+            Event::RemovalUnreadable { now_ms } => self.recheck(true, now_ms, &mut actions),
             Event::PersistDue => {
                 self.persist_set = false;
                 if let Phase::Live {
@@ -516,19 +594,48 @@ impl Host {
         }
     }
 
+    /// Whether a verify of the index against the history ([`Event::RemovalUnreadable`]) is still
+    /// to come, out, or failed: then a snapshot saved now may hold pages removed from the history.
+    pub fn verifying(&self) -> bool {
+        self.verify_owed
+            || match &self.phase {
+                Phase::Cold => false,
+                Phase::Loading { verify_at, .. } => verify_at.is_some(),
+                Phase::Live {
+                    coverage, pending, ..
+                } => {
+                    pending.as_ref().is_some_and(|p| p.verify_at.is_some())
+                        || matches!(
+                            coverage,
+                            Coverage::Building(Build {
+                                then: Some(Recheck {
+                                    verify_at: Some(_),
+                                    ..
+                                }),
+                                ..
+                            })
+                        )
+                }
+            }
+    }
+
     fn need(&mut self, actions: &mut Vec<Action>) {
         if matches!(self.phase, Phase::Cold) {
-            self.phase = Phase::Loading { queued: Vec::new() };
+            self.phase = Phase::Loading {
+                queued: Vec::new(),
+                verify_at: None,
+            };
             actions.push(Action::ReadSnapshot);
         }
     }
 
     fn loaded(&mut self, bytes: Option<Vec<u8>>, now_ms: i64, actions: &mut Vec<Action>) {
-        let Phase::Loading { queued } = &mut self.phase else {
+        let Phase::Loading { queued, verify_at } = &mut self.phase else {
             // A load that no longer matters ("clear all" ended it).
             return;
         };
         let queued = std::mem::take(queued);
+        let verify_at = verify_at.take();
         actions.push(Action::WakeWaiters);
         let loaded = match bytes.as_deref().map(Index::from_bytes) {
             Some(Ok(index)) => Ok(index),
@@ -558,7 +665,12 @@ impl Host {
                         }));
                     }
                 }
-                let read = self.read(newest.saturating_sub(CATCH_UP_MARGIN_MS).max(0), None, 0);
+                // An unreadable removal came: the whole history is read instead, and verifies it.
+                let start = match verify_at {
+                    Some(_) => 0,
+                    None => newest.saturating_sub(CATCH_UP_MARGIN_MS).max(0),
+                };
+                let read = self.read(start, None, 0);
                 actions.push(Action::ReadHistory(read.clone()));
                 self.phase = Phase::Live {
                     index: Box::new(index),
@@ -567,6 +679,7 @@ impl Host {
                         read,
                         attempt: 1,
                         since: Vec::new(),
+                        verify_at,
                     }),
                 };
                 if changed {
@@ -576,7 +689,8 @@ impl Host {
             Err(cause) => {
                 // Changes queued during the load are older than the first slice's read: it will
                 // see them in the browser's history. A removal among them is a deletion (the
-                // empty index knows no page), to be forgotten in the conversation too.
+                // empty index knows no page), to be forgotten in the conversation too. A verify
+                // that was wanted has nothing to check: every slice is read after it was asked.
                 let empty = Index::new();
                 for change in queued {
                     judge(self.keep_forgotten, &empty, change, actions);
@@ -596,11 +710,13 @@ impl Host {
                 started_ms: now_ms,
                 since_ms: None,
                 span_ms: FIRST_SLICE_MS,
+                then: None,
             }),
             pending: Some(Pending {
                 read,
                 attempt: 1,
                 since: Vec::new(),
+                verify_at: None,
             }),
         };
     }
@@ -636,32 +752,91 @@ impl Host {
                     read,
                     attempt: out.attempt + 1,
                     since: out.since,
+                    verify_at: out.verify_at,
                 });
             } else if matches!(coverage, Coverage::Building(_)) {
                 // History cannot be read: start again at the next need.
                 self.phase = Phase::Cold;
+            } else if out.verify_at.is_some() {
+                // Removed pages may stay until the next start, which verifies again (the worker
+                // keeps the unreadable removal in its journal while this is owed).
+                self.verify_owed = true;
             }
             // A catch-up that keeps failing is given up: events keep the index in step anyway.
             return;
         };
         let count = items.len();
+        // What the index holds as Chrome's and the read lacks, but for what was visited since the
+        // read was asked (its answer may predate the visit; the visit is replayed below).
+        let gone = out.verify_at.map(|now_ms| {
+            let read: HashSet<&str> = items.iter().map(|item| item.url.as_str()).collect();
+            let visited: HashSet<&str> = out
+                .since
+                .iter()
+                .filter_map(|change| match change {
+                    Change::Visited(item) => Some(item.url.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let urls: Vec<String> = index
+                .chrome_urls_since(out.read.start_ms)
+                .into_iter()
+                .filter(|url| !read.contains(url.as_str()) && !visited.contains(url.as_str()))
+                .collect();
+            (urls, now_ms)
+        });
+        if gone.is_some() && out.read.start_ms <= 0 {
+            self.verify_owed = false;
+        }
         index.extend(
             items
                 .into_iter()
                 .filter(|item| !self.exclusions.excludes(&item.url)),
         );
+        let verified = gone.is_some();
+        if let Some((urls, now_ms)) = gone
+            && !urls.is_empty()
+        {
+            let removal = Change::VisitRemoved {
+                removed: RemovedVisits {
+                    all_history: false,
+                    urls,
+                },
+                now_ms,
+            };
+            let change = judge(self.keep_forgotten, index, removal, actions);
+            apply(index, change, &self.exclusions);
+        }
         for change in out.since {
             apply(index, change, &self.exclusions);
         }
         match coverage {
             Coverage::Complete => {
-                if count > 0 {
+                // A verify is saved even when it changed nothing: the save is what tells the
+                // worker's journal that the unreadable removal is honoured.
+                if count > 0 || verified {
                     self.mark_dirty(actions);
                 }
             }
             Coverage::Building(build) => {
                 let start = out.read.start_ms;
                 if start <= 0 {
+                    if let Some(recheck) = build.then.take() {
+                        let read = HistoryRead {
+                            id: ReadId(self.next_read),
+                            start_ms: recheck.start_ms,
+                            end_ms: None,
+                            after_ms: SLICE_PAUSE_MS,
+                        };
+                        self.next_read += 1;
+                        actions.push(Action::ReadHistory(read.clone()));
+                        *pending = Some(Pending {
+                            read,
+                            attempt: 1,
+                            since: Vec::new(),
+                            verify_at: recheck.verify_at,
+                        });
+                    }
                     *coverage = Coverage::Complete;
                     self.mark_dirty(actions);
                     return;
@@ -687,9 +862,97 @@ impl Host {
                     read,
                     attempt: 1,
                     since: Vec::new(),
+                    verify_at: None,
                 });
             }
         }
+    }
+
+    /// An event that could not be read, at `now_ms`: a visit (`removal: false`), whose recent
+    /// history is read again, or a removal, which verifies the index (see the [module docs](self)).
+    fn recheck(&mut self, removal: bool, now_ms: i64, actions: &mut Vec<Action>) {
+        self.need(actions);
+        let recent = now_ms.saturating_sub(CATCH_UP_MARGIN_MS).max(0);
+        match &mut self.phase {
+            // The load's catch-up (or a build's first slice) reads the recent history anyway.
+            Phase::Cold | Phase::Loading { .. } if !removal => {}
+            Phase::Cold => {}
+            Phase::Loading { verify_at, .. } => {
+                *verify_at = Some(verify_at.map_or(now_ms, |at| at.min(now_ms)));
+            }
+            Phase::Live {
+                coverage: Coverage::Building(build),
+                pending,
+                ..
+            } => {
+                let recheck = if removal {
+                    // What was read, and the slice out (its answer may predate the removal).
+                    Recheck {
+                        start_ms: pending.as_ref().map_or(0, |p| p.read.start_ms),
+                        verify_at: Some(now_ms),
+                    }
+                } else {
+                    Recheck {
+                        start_ms: recent,
+                        verify_at: None,
+                    }
+                };
+                build.then = Some(build.then.map_or(recheck, |then| then.and(recheck)));
+            }
+            Phase::Live {
+                coverage: Coverage::Complete,
+                ..
+            } => {
+                let recheck = if removal {
+                    Recheck {
+                        start_ms: 0,
+                        verify_at: Some(now_ms),
+                    }
+                } else {
+                    Recheck {
+                        start_ms: recent,
+                        verify_at: None,
+                    }
+                };
+                self.reread(recheck, actions);
+            }
+        }
+    }
+
+    /// A complete index reads the history from `recheck.start_ms` to now, merged into what it
+    /// holds. A read that is out is ignored when it comes back: this one does what it would have
+    /// done too (from the earlier start, a verify if either is), and is asked after every change
+    /// applied meanwhile, so it has them.
+    fn reread(&mut self, recheck: Recheck, actions: &mut Vec<Action>) {
+        let Phase::Live {
+            coverage: Coverage::Complete,
+            pending,
+            ..
+        } = &mut self.phase
+        else {
+            return;
+        };
+        let recheck = match pending.take() {
+            Some(out) => recheck.and(Recheck {
+                start_ms: out.read.start_ms,
+                verify_at: out.verify_at,
+            }),
+            None => recheck,
+        };
+        let read = HistoryRead {
+            id: ReadId(self.next_read),
+            start_ms: recheck.start_ms,
+            end_ms: None,
+            after_ms: 0,
+        };
+        self.next_read += 1;
+        actions.push(Action::ReadHistory(read.clone()));
+        *pending = Some(Pending {
+            read,
+            attempt: 1,
+            since: Vec::new(),
+            verify_at: recheck.verify_at,
+        });
     }
 
     /// A removal to honour whatever the option says.
@@ -745,9 +1008,10 @@ impl Host {
         );
         match &mut self.phase {
             Phase::Cold => {}
-            Phase::Loading { queued } if !clear_all => queued.push(change),
+            Phase::Loading { queued, .. } if !clear_all => queued.push(change),
             Phase::Loading { .. } => {
-                // The history is empty now: nothing to load, nothing to build.
+                // The history is empty now: nothing to load, nothing to build, nothing to verify.
+                self.verify_owed = false;
                 self.phase = Phase::Live {
                     index: Box::default(),
                     coverage: Coverage::Complete,
@@ -763,6 +1027,7 @@ impl Host {
             } => {
                 if clear_all {
                     index.clear();
+                    self.verify_owed = false;
                     // Whatever read is out would bring back what was just cleared.
                     *pending = None;
                     *coverage = Coverage::Complete;
@@ -795,40 +1060,44 @@ impl Host {
             return;
         };
         let dropped = index.remove_where(|url| self.exclusions.excludes(url));
-        if lifted {
+        let complete = matches!(coverage, Coverage::Complete);
+        if lifted && let Coverage::Building(build) = coverage {
             self.next_read += 1;
-            let read = match coverage {
-                Coverage::Complete => HistoryRead {
-                    id,
-                    start_ms: 0,
-                    end_ms: None,
-                    after_ms: 0,
-                },
-                Coverage::Building(build) => {
-                    // The slices read so far lacked the site's pages: start again from now.
-                    *build = Build {
-                        cause: build.cause,
-                        started_ms: now_ms,
-                        since_ms: None,
-                        span_ms: FIRST_SLICE_MS,
-                    };
-                    HistoryRead {
-                        id,
-                        start_ms: now_ms.saturating_sub(FIRST_SLICE_MS),
-                        end_ms: None,
-                        after_ms: 0,
-                    }
-                }
+            // The slices read so far lacked the site's pages: start again from now (a read to
+            // make once complete is still to make: what was read before is kept).
+            *build = Build {
+                cause: build.cause,
+                started_ms: now_ms,
+                since_ms: None,
+                span_ms: FIRST_SLICE_MS,
+                then: build.then,
+            };
+            let read = HistoryRead {
+                id,
+                start_ms: now_ms.saturating_sub(FIRST_SLICE_MS),
+                end_ms: None,
+                after_ms: 0,
             };
             actions.push(Action::ReadHistory(read.clone()));
-            // The read out before (if any) is ignored when it comes back; this one covers it.
+            // The read out before is ignored when it comes back; this one covers it.
             *pending = Some(Pending {
                 read,
                 attempt: 1,
                 since: Vec::new(),
+                verify_at: None,
             });
         }
-        if !dropped.is_empty() && matches!(coverage, Coverage::Complete) {
+        if lifted && complete {
+            // The whole history again (with what a read out would have done).
+            self.reread(
+                Recheck {
+                    start_ms: 0,
+                    verify_at: None,
+                },
+                actions,
+            );
+        }
+        if !dropped.is_empty() && complete {
             self.mark_dirty(actions);
         }
     }

@@ -374,6 +374,22 @@ impl Index {
             .map(|backing| backing.last_visit_ms)
     }
 
+    /// The raw history URLs the index holds as Chrome's (kept ones left out) whose newest visit is
+    /// at or after `start_ms`: what a read of the history from `start_ms` must bring back, unless
+    /// Chrome lost them since (see [`host::Event::RemovalUnreadable`]).
+    pub fn chrome_urls_since(&self, start_ms: i64) -> Vec<String> {
+        self.docs
+            .iter()
+            .flatten()
+            .flat_map(|doc| {
+                doc.backing
+                    .iter()
+                    .filter(move |b| !b.kept && b.last_visit_ms >= start_ms)
+                    .map(|b| b.raw.as_deref().unwrap_or(&doc.url).to_owned())
+            })
+            .collect()
+    }
+
     /// Marks raw URLs as kept after Chrome forgot them ([`crate::archive::Removal::Expired`]): the
     /// pages stay searchable; a new visit of a URL makes it Chrome's again. URLs the index does not
     /// hold are ignored.

@@ -1222,3 +1222,366 @@ fn while_the_index_cannot_tell_every_entry_the_browser_is_searched() {
     sim.feed(exclusions("cuisine.example"));
     assert_eq!(entries(&sim, CREME), None, "excluded");
 }
+
+// Events that could not be read: the history is read again.
+
+/// The reads out now, each with the browser's answer as it is now (served later, they predate
+/// whatever happens in between).
+fn answered_now(sim: &mut Sim) -> Vec<(HistoryRead, Vec<HistoryItem>)> {
+    let reads: Vec<HistoryRead> = sim.reads.drain(..).collect();
+    reads
+        .into_iter()
+        .map(|read| {
+            let items = sim.items_for(&read);
+            (read, items)
+        })
+        .collect()
+}
+
+/// A restarted worker whose saved index is being loaded.
+fn loading() -> Sim {
+    let mut sim = Sim::built(history()).restart();
+    sim.feed(Event::Need);
+    sim
+}
+
+/// A loaded index catching up, its catch-up read out.
+fn catching_up() -> Sim {
+    let mut sim = loading();
+    let stored = sim.stored.clone();
+    sim.give_snapshot(stored);
+    assert_eq!(sim.reads.len(), 1);
+    sim
+}
+
+/// Gives the snapshot when it is being read, then serves every read.
+fn settle(sim: &mut Sim) {
+    if sim.snapshot_reads > 0 && sim.host.index().is_none() {
+        let stored = sim.stored.clone();
+        sim.give_snapshot(stored);
+    }
+    sim.serve_all();
+}
+
+#[test]
+fn a_visit_that_could_not_be_read_is_read_from_the_history_in_every_state() {
+    const LOST: &str = "https://lost.example/visit";
+    let rows: Vec<(&str, Sim)> = vec![
+        ("cold, a snapshot saved", Sim::built(history()).restart()),
+        ("cold, no snapshot", Sim::new(history())),
+        ("loading", loading()),
+        ("building, first slice out", Sim::building(history())),
+        ("building, a later slice out", {
+            let mut sim = Sim::building(history());
+            sim.serve_next();
+            sim
+        }),
+        ("ready", Sim::built(history())),
+        ("catching up after a load", catching_up()),
+    ];
+    for (state, mut sim) in rows {
+        // The visit is recorded, but its event cannot be read; the reads out were answered before.
+        let stale = answered_now(&mut sim);
+        sim.browser.push(item(LOST, "Axolotl husbandry", 0));
+        sim.feed(Event::VisitUnreadable { now_ms: NOW });
+        let asked: Vec<HistoryRead> = sim.reads.drain(..).collect();
+        for (read, items) in stale {
+            sim.serve(read, Some(items));
+        }
+        sim.reads.extend(asked);
+        settle(&mut sim);
+        assert!(sim.host.is_ready(), "{state}");
+        assert!(sim.finds("axolotl", LOST), "{state}");
+        assert!(sim.forgotten.is_empty(), "{state}");
+    }
+    // A complete index reads the recent history at once, and saves what it brought.
+    let mut sim = Sim::built(history());
+    let saves = sim.saves;
+    sim.browser.push(item(LOST, "Axolotl husbandry", 0));
+    sim.feed(Event::VisitUnreadable { now_ms: NOW });
+    let read = sim.take_read();
+    assert_eq!(
+        (read.start_ms, read.end_ms),
+        (NOW - CATCH_UP_MARGIN_MS, None)
+    );
+    sim.reads.push_back(read);
+    sim.serve_all();
+    sim.persist_due();
+    assert_eq!(sim.saves, saves + 1);
+    // One read replaces the catch-up that was out, from the earlier of the two starts.
+    let mut sim = catching_up();
+    let catch_up = sim.reads[0].clone();
+    sim.feed(Event::VisitUnreadable { now_ms: NOW });
+    let read = sim.reads.pop_back().unwrap();
+    assert_eq!(
+        (read.start_ms, read.end_ms),
+        (catch_up.start_ms, None),
+        "covers the catch-up too"
+    );
+    // During a build, once it is complete: from the visit's time minus the margin.
+    let mut sim = Sim::building(history());
+    sim.feed(Event::VisitUnreadable { now_ms: NOW });
+    let reads = sim.serve_all();
+    let last = reads.last().unwrap();
+    assert_eq!(
+        (last.start_ms, last.end_ms),
+        (NOW - CATCH_UP_MARGIN_MS, None)
+    );
+    assert_eq!(reads[reads.len() - 2].start_ms, 0, "after the last slice");
+}
+
+/// The forgotten removals with their URLs sorted (a verify lists them in the index's order).
+fn forgotten_sorted(sim: &Sim) -> Vec<RemovedVisits> {
+    sim.forgotten
+        .iter()
+        .cloned()
+        .map(|mut removed| {
+            removed.urls.sort();
+            removed
+        })
+        .collect()
+}
+
+#[test]
+fn a_removal_that_could_not_be_read_verifies_the_index_against_the_whole_history() {
+    // (option, what Chrome no longer has, pages still found, forgotten in the conversation, kept)
+    type Row = (
+        Option<bool>,
+        Vec<&'static str>,
+        Vec<&'static str>,
+        Vec<RemovedVisits>,
+        usize,
+    );
+    let rows: Vec<Row> = vec![
+        (
+            None,
+            vec![CREME],
+            vec![CTE, OLD],
+            vec![removed(&[CREME])],
+            0,
+        ),
+        (Some(true), vec![OLD], vec![CREME, CTE, OLD], vec![], 1),
+        (
+            Some(true),
+            vec![CTE, OLD],
+            vec![CREME],
+            vec![removed(&[CTE, OLD])],
+            0,
+        ),
+        (
+            Some(false),
+            vec![OLD],
+            vec![CREME, CTE],
+            vec![removed(&[OLD])],
+            0,
+        ),
+        (Some(true), vec![], vec![CREME, CTE, OLD], vec![], 0),
+    ];
+    for (keep, gone, found, forgotten, kept_pages) in rows {
+        let name = format!("{keep:?} {gone:?}");
+        let mut sim = built_with(keep);
+        let saves = sim.saves;
+        sim.browser.retain(|i| !gone.contains(&i.url.as_str()));
+        sim.feed(Event::RemovalUnreadable { now_ms: NOW });
+        assert!(sim.host.verifying(), "{name}");
+        let read = sim.take_read();
+        assert_eq!((read.start_ms, read.end_ms), (0, None), "{name}");
+        assert!(
+            entries(&sim, CREME).is_none(),
+            "{name}: the entries are not known while it verifies"
+        );
+        sim.reads.push_back(read);
+        sim.serve_all();
+        assert!(!sim.host.verifying(), "{name}");
+        for (query, url) in [("creme", CREME), ("recursive", CTE), ("ancient", OLD)] {
+            assert_eq!(sim.finds(query, url), found.contains(&url), "{name}: {url}");
+        }
+        assert_eq!(forgotten_sorted(&sim), forgotten, "{name}");
+        assert_eq!(kept(&sim), kept_pages, "{name}");
+        // Saved, even when nothing changed; a restart loads it as it is now.
+        sim.persist_due();
+        assert_eq!(sim.saves, saves + 1, "{name}: saved");
+        let mut sim = sim.restart();
+        if let Some(on) = keep {
+            sim.feed(Event::KeepForgotten(on));
+        }
+        sim.feed(Event::Need);
+        let stored = sim.stored.clone();
+        sim.give_snapshot(stored);
+        sim.serve_all();
+        for (query, url) in [("creme", CREME), ("recursive", CTE), ("ancient", OLD)] {
+            assert_eq!(
+                sim.finds(query, url),
+                found.contains(&url),
+                "{name}: {url} after a restart"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_page_already_kept_is_not_verified_away() {
+    let mut sim = built_with(Some(true));
+    chrome_removes(&mut sim, &[OLD]);
+    assert_eq!(kept(&sim), 1);
+    sim.feed(Event::RemovalUnreadable { now_ms: NOW });
+    sim.serve_all();
+    assert!(sim.finds("ancient", OLD));
+    assert_eq!(kept(&sim), 1);
+    assert!(sim.forgotten.is_empty());
+}
+
+#[test]
+fn changes_while_a_verify_is_out_are_replayed_and_a_page_visited_meanwhile_stays() {
+    const NEW: &str = "https://new.example/while-verifying";
+    let mut sim = Sim::built(history());
+    sim.browser.retain(|i| i.url != CREME);
+    sim.feed(Event::RemovalUnreadable { now_ms: NOW });
+    // The read is answered now; a visit and a readable removal come before the answer is fed.
+    let stale = answered_now(&mut sim);
+    let new = item(NEW, "Quokka photography", 0);
+    sim.browser.push(new.clone());
+    sim.feed(Event::Visited(new));
+    chrome_removes(&mut sim, &[CTE]);
+    for (read, items) in stale {
+        assert!(items.iter().any(|i| i.url == CTE) && !items.iter().any(|i| i.url == NEW));
+        sim.serve(read, Some(items));
+    }
+    assert!(sim.host.is_ready() && sim.reads.is_empty());
+    assert!(!sim.finds("creme", CREME), "verified away");
+    assert!(
+        !sim.finds("recursive", CTE),
+        "removed meanwhile: the answer that still had it is not the last word"
+    );
+    assert!(sim.finds("quokka", NEW), "visited meanwhile: not judged");
+    assert_eq!(sim.forgotten, vec![removed(&[CTE]), removed(&[CREME])]);
+}
+
+#[test]
+fn a_removal_that_could_not_be_read_before_the_load_verifies_the_loaded_snapshot() {
+    for (state, mut sim) in [
+        ("cold", Sim::built(history()).restart()),
+        ("loading", loading()),
+    ] {
+        sim.browser.retain(|i| i.url != CREME);
+        sim.feed(Event::RemovalUnreadable { now_ms: NOW });
+        assert!(sim.host.verifying(), "{state}");
+        assert_eq!(sim.snapshot_reads, 1, "{state}");
+        let stored = sim.stored.clone();
+        sim.give_snapshot(stored);
+        let read = sim.take_read();
+        assert_eq!(
+            (read.start_ms, read.end_ms),
+            (0, None),
+            "{state}: the verify is the catch-up"
+        );
+        sim.reads.push_back(read);
+        sim.serve_all();
+        assert!(!sim.finds("creme", CREME), "{state}");
+        assert!(sim.finds("recursive", CTE), "{state}");
+        assert_eq!(sim.forgotten, vec![removed(&[CREME])], "{state}");
+        assert!(!sim.host.verifying(), "{state}");
+    }
+    // No usable snapshot: the build reads the history as it is now, nothing to verify.
+    let mut sim = Sim::new(history());
+    sim.feed(Event::Need);
+    sim.browser.retain(|i| i.url != CREME);
+    sim.feed(Event::RemovalUnreadable { now_ms: NOW });
+    sim.give_snapshot(None);
+    assert!(!sim.host.verifying());
+    let reads = sim.serve_all();
+    assert_eq!(reads.last().map(|r| r.start_ms), Some(0));
+    assert!(reads.iter().all(|r| r.end_ms.is_some() || r.start_ms > 0));
+    assert!(!sim.finds("creme", CREME));
+}
+
+#[test]
+fn a_removal_that_could_not_be_read_during_a_build_is_verified_once_it_is_complete() {
+    let mut sim = Sim::building(history());
+    sim.serve_next();
+    assert!(sim.finds("creme", CREME), "read in the first slice");
+    // Both go while the second slice is out: CREME was read before, CTE will be read after.
+    let stale = answered_now(&mut sim);
+    let out_start = stale[0].0.start_ms;
+    sim.browser.retain(|i| i.url != CREME && i.url != CTE);
+    sim.feed(Event::RemovalUnreadable { now_ms: NOW });
+    assert!(sim.host.verifying());
+    for (read, items) in stale {
+        sim.serve(read, Some(items));
+    }
+    let mut reads = Vec::new();
+    while !sim.host.is_ready() {
+        reads.push(sim.serve_next());
+    }
+    assert!(
+        sim.finds("creme", CREME),
+        "searchable until the build is complete"
+    );
+    let verify = sim.take_read();
+    assert_eq!(
+        (verify.start_ms, verify.end_ms),
+        (out_start, None),
+        "what was read, or out, when the removal came"
+    );
+    sim.reads.push_back(verify);
+    sim.serve_all();
+    assert!(!sim.finds("creme", CREME));
+    assert!(!sim.finds("recursive", CTE));
+    assert!(sim.finds("ancient", OLD));
+    assert_eq!(sim.forgotten, vec![removed(&[CREME])]);
+    assert!(!sim.host.verifying());
+    sim.persist_due();
+    let stored = Index::from_bytes(sim.stored.as_deref().unwrap()).unwrap();
+    assert!(stored.page(CREME).is_none());
+}
+
+#[test]
+fn a_verify_that_keeps_failing_is_owed_and_clear_all_or_a_lifted_exclusion_handle_one_out() {
+    // Every attempt fails: the index stays, and the host says a save does not have the verify.
+    let mut sim = Sim::built(history());
+    sim.feed(Event::RemovalUnreadable { now_ms: NOW });
+    for _ in 0..READ_ATTEMPTS {
+        let read = sim.take_read();
+        sim.serve(read, None);
+    }
+    assert!(sim.reads.is_empty() && sim.host.is_ready());
+    assert!(sim.host.verifying(), "owed");
+    // A later verify that succeeds pays it.
+    sim.feed(Event::RemovalUnreadable { now_ms: NOW });
+    sim.serve_all();
+    assert!(!sim.host.verifying());
+
+    // "Clear all" while it is out: nothing left to verify, its answer is ignored.
+    let mut sim = Sim::built(history());
+    sim.feed(Event::RemovalUnreadable { now_ms: NOW });
+    let stale = answered_now(&mut sim);
+    sim.browser.clear();
+    sim.feed(Event::Removed(clear_all()));
+    assert!(!sim.host.verifying());
+    for (read, items) in stale {
+        sim.serve(read, Some(items));
+    }
+    assert_eq!(sim.host.index().map(Index::len), Some(0));
+
+    // A site taken off the list while it is out: the whole history is read again, still verifying.
+    let mut sim = Sim::new(history());
+    sim.feed(exclusions("cuisine.example"));
+    sim.feed(Event::Need);
+    sim.give_snapshot(None);
+    sim.serve_all();
+    sim.browser.retain(|i| i.url != CTE);
+    sim.feed(Event::RemovalUnreadable { now_ms: NOW });
+    let stale = answered_now(&mut sim);
+    sim.feed(exclusions(""));
+    let asked: Vec<HistoryRead> = sim.reads.drain(..).collect();
+    assert_eq!(asked.len(), 1);
+    for (read, items) in stale {
+        sim.serve(read, Some(items));
+    }
+    sim.reads.extend(asked);
+    assert!(sim.host.verifying());
+    sim.serve_all();
+    assert!(sim.finds("creme", CREME), "the site is back");
+    assert!(!sim.finds("recursive", CTE), "verified away");
+    assert_eq!(sim.forgotten, vec![removed(&[CTE])]);
+}
