@@ -27,8 +27,9 @@ pub struct HistoryItem {
 }
 
 /// What `chrome.history.onVisitRemoved` reports: everything was cleared, or these URLs are gone
-/// (every visit of each).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+/// (every visit of each). Written back in the same shape by the journal of removals not saved yet
+/// ([`crate::index::journal`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct RemovedVisits {
     /// The whole history was cleared.

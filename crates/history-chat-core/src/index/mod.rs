@@ -27,6 +27,7 @@
 pub mod eval;
 mod fuse;
 pub mod host;
+pub mod journal;
 pub mod literal;
 mod persist;
 pub mod score;
