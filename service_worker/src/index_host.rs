@@ -25,6 +25,7 @@ use history_chat_core::clean::clean_url;
 use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::{HistoryItem, Page, RemovedVisits};
 use history_chat_core::index::host::{Action, Event, Host, Reply};
+use history_chat_core::index::journal::{Entry as JournalEntry, Removal as JournalRemoval};
 use history_chat_core::messages::{Request, Response, SEMANTIC_POOL};
 use history_chat_core::period::Period;
 use history_chat_core::rows::{self, removal_failed};
@@ -35,6 +36,7 @@ use history_chat_core::settings::KnownSettings;
 use history_chat_core::site_filter::SiteFilter;
 use wasm_bindgen_futures::spawn_local;
 
+use crate::removals;
 use crate::{semantic_host, settings_host};
 
 /// IndexedDB key of the snapshot.
@@ -116,12 +118,44 @@ pub fn visited(item: HistoryItem) {
     feed(Event::Visited(item));
 }
 
+/// `chrome.history.onVisited` with an item that could not be read: the recent history is read
+/// again.
+pub fn visit_unreadable() {
+    feed(Event::VisitUnreadable { now_ms: now_ms() });
+}
+
 /// `chrome.history.onVisitRemoved`: Chrome forgetting old pages or the user deleting history (the
-/// core tells which).
+/// core tells which). Journaled first ([`crate::removals`]), so a restart before the snapshot is
+/// saved replays it.
 pub fn removed(removed: RemovedVisits) {
-    feed(Event::VisitRemoved {
-        removed,
-        now_ms: now_ms(),
+    let now_ms = now_ms();
+    removals::record(JournalRemoval::Visits(removed.clone()), now_ms);
+    feed(Event::VisitRemoved { removed, now_ms });
+}
+
+/// `chrome.history.onVisitRemoved` with an argument that could not be read: the index is verified
+/// against the whole history (journaled too, so a restart before that is saved verifies again).
+pub fn removal_unreadable() {
+    let now_ms = now_ms();
+    removals::record(JournalRemoval::Unreadable, now_ms);
+    feed(Event::RemovalUnreadable { now_ms });
+}
+
+/// A removal of the journal read when the worker starts, fed as when it came (with its own time).
+/// A page's own removal rewrites the stored conversation again (the worker may have stopped
+/// before it did).
+pub fn replay(entry: &JournalEntry) {
+    let JournalRemoval::Pages(pages) = &entry.removal else {
+        return feed(entry.event());
+    };
+    let removed = forget_pages(pages.clone());
+    spawn_local(async move {
+        if let Err(error) = storage::forget_in_conversation(&removed).await {
+            log::failure(
+                "removing replayed removals from the stored conversation",
+                &error,
+            );
+        }
     });
 }
 
@@ -191,9 +225,18 @@ pub async fn browser_search(question: &str, period: Period, now_ms: i64) -> Resp
 /// The user removed the page at `url` from history: the lexical index drops the whole page now (or
 /// as soon as its snapshot is loaded, before any request is answered) and saves the change like any
 /// other; topic search deletes its vectors at once, whatever either index's phase; a running AI
-/// search leaves it out. Gives what the conversation must forget.
+/// search leaves it out. Journaled first ([`crate::removals`]), so a restart before the snapshot
+/// is saved replays it. Gives what the conversation must forget.
 fn forget(url: &str) -> RemovedVisits {
     let pages: Vec<String> = clean_url(url).ok().map(String::from).into_iter().collect();
+    if !pages.is_empty() {
+        removals::record(JournalRemoval::Pages(pages.clone()), now_ms());
+    }
+    forget_pages(pages)
+}
+
+/// [`forget`] of these cleaned URLs, once journaled.
+fn forget_pages(pages: Vec<String>) -> RemovedVisits {
     feed(Event::Forget(pages.clone()));
     let removed = RemovedVisits {
         all_history: false,
@@ -388,6 +431,8 @@ fn perform(action: Action) {
             exclusions_known().await;
             // An unreadable store is no snapshot: the index is rebuilt.
             let bytes = idb::get(SNAPSHOT_KEY).await.ok().flatten();
+            // The journal's removals are queued first, so they are applied to the loaded snapshot.
+            removals::restored().await;
             feed(Event::SnapshotRead {
                 bytes,
                 now_ms: now_ms(),
@@ -406,16 +451,29 @@ fn perform(action: Action) {
             http::sleep(ms, &Cancel::new()).await;
             feed(Event::PersistDue);
         }),
-        Action::Save { bytes } => spawn_local(async move {
-            // A failed write only costs a rebuild at the next start.
-            let _ = idb::put(SNAPSHOT_KEY, &bytes).await;
-        }),
+        Action::Save { bytes } => {
+            // The bytes hold every removal fed so far (the host's verify aside, when one is due).
+            let mark = removals::mark(HOST.with_borrow(Host::verifying));
+            spawn_local(async move {
+                match idb::put(SNAPSHOT_KEY, &bytes).await {
+                    Ok(()) => removals::saved(mark),
+                    // The next start loads an older snapshot (or builds) and the journal, kept,
+                    // replays the removals it lacks.
+                    Err(error) => log::failure("saving the index snapshot", &error),
+                }
+            });
+        }
         Action::ForgetInConversation(removed) => {
             // The search running now writes its answer later: it must leave them out too.
             crate::ask_host::removed_visits(&removed);
             spawn_local(async move {
                 // A failure leaves old answers in place; the index and new answers are already right.
-                let _ = storage::forget_in_conversation(&removed).await;
+                if let Err(error) = storage::forget_in_conversation(&removed).await {
+                    log::failure(
+                        "removing deleted pages from the stored conversation",
+                        &error,
+                    );
+                }
             });
         }
         Action::WakeWaiters => {

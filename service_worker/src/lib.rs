@@ -4,10 +4,12 @@
 //!
 //! The worker holds the local search index ([`index_host`], glue around the core's
 //! `index::host` state machine): loaded from its IndexedDB snapshot (or built from the history,
-//! newest first, the first time), kept in step with `chrome.history`'s events, and asked by the
-//! pages through [`history_chat_core::messages`]. Beside it, the semantic index ([`semantic_host`],
-//! glue around the core's `semantic::host`) follows the lexical one's pages and has them
-//! understood by the on-device model, hosted by an offscreen document. Both learn the settings
+//! newest first, the first time), kept in step with `chrome.history`'s events (an event that
+//! cannot be read is a read of the history; every removal is journaled by [`removals`] until a
+//! saved snapshot holds it), and asked by the pages through [`history_chat_core::messages`].
+//! Beside it, the semantic index ([`semantic_host`], glue around the core's `semantic::host`)
+//! follows the lexical one's pages and has them understood by the on-device model, hosted by an
+//! offscreen document. Both learn the settings
 //! from [`settings_host`], which never takes a failed read for the defaults. The address-bar keyword
 //! ([`omnibox`]) suggests the lexical index's pages as the user types after `hc`. The committed
 //! questions are searched here too ([`ask_host`]: Gemini, Chrome's built-in model, or the local
@@ -17,10 +19,11 @@ mod ask_host;
 mod index_host;
 mod local_search;
 mod omnibox;
+mod removals;
 mod semantic_host;
 mod settings_host;
 
-use history_chat_bindings::{messages, storage};
+use history_chat_bindings::{log, messages, storage};
 use history_chat_core::messages::{Request, Response};
 use history_chat_core::t;
 use wasm_bindgen::prelude::*;
@@ -33,6 +36,7 @@ pub fn start() {
     history_chat_bindings::i18n::install();
     history_chat_bindings::hosts::install();
     ask_host::start();
+    removals::start();
     settings_host::start();
 }
 
@@ -91,20 +95,32 @@ pub async fn on_message(message: JsValue) -> JsValue {
     messages::write_response(&response)
 }
 
-/// `chrome.history.onVisited`: a page was visited; the index learns it.
+/// `chrome.history.onVisited`: a page was visited; the index learns it. An item that cannot be
+/// read is logged (not its content: it may name the page) and the recent history is read again.
 #[wasm_bindgen]
 pub fn on_visited(item: JsValue) {
-    if let Ok(item) = messages::read_visited(&item) {
-        index_host::visited(item);
+    match messages::read_visited(&item) {
+        Ok(item) => index_host::visited(item),
+        Err(_) => {
+            log::note("a visit (onVisited) could not be read; the recent history is read again");
+            index_host::visit_unreadable();
+        }
     }
 }
 
 /// `chrome.history.onVisitRemoved`: pages were deleted from history (the index forgets them) or
-/// Chrome expired them (kept, when the user asked for it).
+/// Chrome expired them (kept, when the user asked for it). An argument that cannot be read is
+/// logged (not its content: it may name pages) and the index is verified against the history.
 #[wasm_bindgen]
 pub fn on_visit_removed(removed: JsValue) {
-    if let Ok(removed) = messages::read_removed(&removed) {
-        index_host::removed(removed);
+    match messages::read_removed(&removed) {
+        Ok(removed) => index_host::removed(removed),
+        Err(_) => {
+            log::note(
+                "a removal (onVisitRemoved) could not be read; the index is checked against the whole history",
+            );
+            index_host::removal_unreadable();
+        }
     }
 }
 

@@ -220,3 +220,36 @@ async fn remove_local(keys: &[String]) -> Result<(), ChromeError> {
         .await
         .map(drop)
 }
+
+/// The journal of removals the index snapshot does not hold yet
+/// ([`history_chat_core::index::journal`], one `chrome.storage.local` item), oldest first; a
+/// stored value that cannot be read is an unreadable removal at `now_ms`
+/// ([`history_chat_core::index::journal::read_stored`]).
+pub async fn load_removals(
+    now_ms: i64,
+) -> Result<Vec<history_chat_core::index::journal::Entry>, ChromeError> {
+    use history_chat_core::index::journal;
+    let key = JsValue::from_str(journal::STORAGE_KEY);
+    let mut items: Map<String, Value> =
+        from_js(LOCAL_GET, &call(LOCAL_GET, local_get, &key).await?)?;
+    Ok(journal::read_stored(
+        items.remove(journal::STORAGE_KEY),
+        now_ms,
+    ))
+}
+
+/// Writes the journal of removals whole: `stored`, as
+/// [`history_chat_core::index::journal::Journal::to_stored`] gives it, or, when nothing is
+/// pending (`None`), removes its item.
+pub async fn save_removals(stored: Option<Value>) -> Result<(), ChromeError> {
+    let key = history_chat_core::index::journal::STORAGE_KEY.to_owned();
+    match stored {
+        Some(value) => {
+            let items = Map::from_iter([(key, value)]);
+            call(LOCAL_SET, local_set, &to_js(LOCAL_SET, &items)?)
+                .await
+                .map(drop)
+        }
+        None => remove_local(&[key]).await,
+    }
+}
