@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { seedHistory } from './seed_history.mjs';
 import { CHROMIUM, REPO_ROOT, checkDist, chromiumArgs, distDir, extensionIdFromKey, layProfile } from './profiles.mjs';
+import { faultedDist, installFaultsInPages } from './faults.mjs';
 
 export { CHROMIUM, REPO_ROOT, checkDist, distDir, extensionIdFromKey };
 export const DEFAULT_VIEWPORT = { width: 420, height: 600 };
@@ -43,9 +44,13 @@ function launchOptions(dist, { viewport, uiLanguage }) {
  * @param {string} [opts.uiLanguage] the browser's UI language, e.g. 'fr_FR' (default: the machine's)
  * @param {boolean} [opts.topics] Topic search as installed (on, the model running); by default the
  *   profile holds the settings of a user who turned it off (profiles.mjs says why)
+ * @param {boolean} [opts.faults] with the fault script of faults.mjs in the worker (a copy of
+ *   `dist` whose worker imports it first; same extension id) and in every page, before the pages'
+ *   scripts and before the chrome.* call tracker
  */
-export async function launchExtension({ history, dist = distDir(), viewport = DEFAULT_VIEWPORT, uiLanguage, topics = false } = {}) {
-  const manifest = checkDist(dist);
+export async function launchExtension({ history, dist = distDir(), viewport = DEFAULT_VIEWPORT, uiLanguage, topics = false, faults = false } = {}) {
+  let manifest = checkDist(dist);
+  if (faults) manifest = checkDist((dist = await faultedDist(dist)));
   const expectedId = manifest.key ? extensionIdFromKey(manifest.key) : null;
   const profileDir = await mkdtemp(path.join(tmpdir(), 'history-chat-e2e-'));
   let context;
@@ -53,7 +58,10 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
     const historyPath = await layProfile(profileDir, { seeded: Boolean(history), topics, dist, extensionId: expectedId });
     if (history) await seedHistory(historyPath, history);
     context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { viewport, uiLanguage }));
+    // First of the init scripts: the call tracker (trackChromeCalls, added later) wraps its wrappers.
+    if (faults) await installFaultsInPages(context);
   } catch (e) {
+    await context?.close().catch(() => {});
     await rm(profileDir, { recursive: true, force: true });
     throw e;
   }
@@ -145,6 +153,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
     extensionId,
     profileDir,
     dist,
+    faults,
     requests,
     errors,
     consoleMessages,

@@ -6,6 +6,7 @@ import { launchExtension } from './launch.mjs';
 import { waitForIndex } from './live.mjs';
 import { ask, openPopup, storageGet } from './popup.mjs';
 import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled } from './settle.mjs';
+import { releaseFaults } from './faults.mjs';
 
 /**
  * Launches the built extension with `history` seeded into chrome.history, opens a page with
@@ -61,7 +62,10 @@ export async function waitForInstalledSettings(page, timeout = LIMIT_MS) {
  *   worker is still running (its late answer would otherwise land in the next test);
  * - the conversation is cleared (`chrome.storage.local` holds nothing else) and the settings are
  *   put back as the extension installed them (`chrome.storage.sync`);
- * - the harness's records (requests, console messages, errors) start empty.
+ * - the harness's records (requests, console messages, errors) start empty;
+ * - with `faults` (launchExtension), the faults a test left armed are released first, so the reset
+ *   itself runs unfaulted (clearing storage.local would release them too, but only after the popup
+ *   it opens).
  * The chrome.* call tracker ([`trackChromeCalls`]) is installed in every page it opens.
  * What the worker keeps in memory for its life (the index, the on-device model's session) is
  * kept: tests that change it, or the browser's clock, launch a browser of their own.
@@ -130,6 +134,11 @@ export function sharedBrowser(launchOptions = {}) {
  * search of the worker is running.
  */
 async function settleAndClose(ext) {
+  if (ext.faults) {
+    const page = await ext.openPage('manifest.json');
+    await releaseFaults(page);
+    await page.close();
+  }
   const popup = await openPopup(ext); // waits until the conversation is no longer busy
   await flushEvents(ext, popup);
   const blank = await ext.context.newPage();
