@@ -171,7 +171,11 @@ async fn ask_kept(request: Request, kept: RwSignal<Option<usize>>, feedback: Fee
             }
         }
         Ok(OptionsAnswer::Failed { message }) => feedback.fail(message),
-        Ok(_) | Err(_) => feedback.fail(t!("options_kept_no_answer")),
+        Ok(_) => feedback.fail(t!("options_kept_no_answer")),
+        Err(error) => {
+            log::failure("asking the worker about kept pages", &error);
+            feedback.fail(t!("options_kept_no_answer"));
+        }
     }
 }
 

@@ -157,8 +157,11 @@ pub fn Popup() -> impl IntoView {
     let ai_engine = move || state.engine() != Engine::Local;
     on_cleanup(move || device.with_value(OnDevice::close));
     spawn_local(async move {
-        if let Ok(true) = permissions::has_favicon().await {
-            state.site_icons.set(runtime::favicon_base());
+        match permissions::has_favicon().await {
+            Ok(true) => state.site_icons.set(runtime::favicon_base()),
+            Ok(false) => {}
+            // Rows show the placeholder: nothing else depends on it.
+            Err(error) => log::failure("checking the site-icon permission", &error),
         }
     });
 

@@ -429,8 +429,11 @@ fn perform(action: Action) {
         Action::ReadSnapshot => spawn_local(async {
             // The excluded sites and the "keep" option (when known) are the host's before it loads.
             exclusions_known().await;
-            // An unreadable store is no snapshot: the index is rebuilt.
-            let bytes = idb::get(SNAPSHOT_KEY).await.ok().flatten();
+            // An unreadable store is no snapshot: the index is rebuilt (and the failure logged).
+            let bytes = idb::get(SNAPSHOT_KEY).await.unwrap_or_else(|error| {
+                log::failure("reading the index snapshot (the index is rebuilt)", &error);
+                None
+            });
             // The journal's removals are queued first, so they are applied to the loaded snapshot.
             removals::restored().await;
             feed(Event::SnapshotRead {
@@ -442,8 +445,10 @@ fn perform(action: Action) {
             if read.after_ms > 0 {
                 http::sleep(read.after_ms, &Cancel::new()).await;
             }
+            // A failed read is the host's to retry (`READ_ATTEMPTS`); logged here.
             let items = history::search_items("", read.start_ms, read.end_ms, 0)
                 .await
+                .map_err(|error| log::failure("reading a slice of the history", &error))
                 .ok();
             feed(Event::HistoryRead { id: read.id, items });
         }),

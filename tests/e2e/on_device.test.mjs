@@ -30,7 +30,7 @@ import {
   describeLmCalls,
   releaseLanguageModel,
 } from './support/language_model_stub.mjs';
-import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, waitUntil, checkedBelow, failedWaiting } from './support/settle.mjs';
+import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, waitForStored, waitUntil, checkedBelow, failedWaiting } from './support/settle.mjs';
 
 const Q = 'recursive cte postgresql';
 /** Seeded pages the stand-in's ranking picks for Q (their lines share words with Q). */
@@ -740,9 +740,7 @@ test('options: the "AI provider" radio group saves provider auto/local/gemini/on
     assert.equal(await group.locator('input:checked').getAttribute('value'), 'auto', 'the default provider is auto');
     for (const value of ['onDevice', 'local', 'gemini', 'auto', 'onDevice']) {
       await group.locator(`input[value="${value}"]`).check();
-      await options
-        .waitForFunction(async (v) => (await chrome.storage.sync.get('settings')).settings?.provider === v, value, { timeout: LIMIT_MS, polling: 100 })
-        .catch(checkedBelow);
+      await waitForStored(options, (settings) => settings?.provider === value, `provider ${value} stored`).catch(checkedBelow);
       const settings = await readSettings(options);
       assert.equal(settings?.provider, value, `after choosing ${value}, chrome.storage.sync settings.provider is ${JSON.stringify(settings?.provider)}`);
     }

@@ -6,7 +6,7 @@ import { sharedBrowser } from './support/session.mjs';
 import { waitForInstalledSettings } from './support/ai.mjs';
 import { DAY, HOUR, demoHistory } from './support/fixtures.mjs';
 import { SEL, alertText, ask, logEntries, logKey, openPopup, readTurns, statusText, storageGet, storageSet } from './support/popup.mjs';
-import { LIMIT_MS, OPTIONS_STARTUP, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, checkedBelow, failedWaiting } from './support/settle.mjs';
+import { LIMIT_MS, OPTIONS_STARTUP, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, waitForStored, waitUntil, checkedBelow, failedWaiting } from './support/settle.mjs';
 
 /**
  * The browser most tests share, over the demo history, reset between them (support/session.mjs).
@@ -41,9 +41,7 @@ async function waitForSaved(page) {
 }
 
 async function waitForSetting(page, key, value) {
-  await page
-    .waitForFunction(async ([key, value]) => (await chrome.storage.sync.get('settings')).settings?.[key] === value, [key, value], { timeout: LIMIT_MS })
-    .catch(failedWaiting(`settings.${key} was not stored as ${JSON.stringify(value)}`));
+  await waitForStored(page, (settings) => settings?.[key] === value, `settings.${key} stored as ${JSON.stringify(value)}`);
 }
 
 test('on install, the service worker writes default settings to chrome.storage.sync', async () => {
@@ -208,7 +206,7 @@ test('options: "Clear conversation" empties the log', async () => {
     await popup.close();
     const options = await ext.openOptions();
     await options.getByRole('button', { name: 'Clear conversation', exact: true }).click();
-    await options.waitForFunction(async () => Object.keys(await chrome.storage.local.get(null)).every((k) => !k.startsWith('log:')), null, { timeout: LIMIT_MS }).catch(checkedBelow);
+    await waitUntil(async () => (await logEntries(options)).length === 0, 'the conversation cleared').catch(checkedBelow);
     assert.deepEqual((await logEntries(options)).map((e) => e.key), [], 'no log:… key after clearing from options');
     const again = await openPopup(ext);
     await waitForSettled(again, POPUP_STARTUP); // it has read the (empty) conversation

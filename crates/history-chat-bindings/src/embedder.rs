@@ -95,8 +95,12 @@ pub async fn embed(
 
 /// Closes the document (and so the model's worker and its memory), if it is open.
 pub async fn close() {
-    if let Ok(promise) = embedder_close() {
-        // Closing a document that is already gone is not a failure worth reporting.
-        let _ = JsFuture::from(promise).await;
+    // A document already gone is closed; anything else is logged.
+    let closed = match embedder_close() {
+        Ok(promise) => JsFuture::from(promise).await.map(drop),
+        Err(thrown) => Err(thrown),
+    };
+    if let Err(error) = closed {
+        crate::log::failure("closing the model's document", &error);
     }
 }

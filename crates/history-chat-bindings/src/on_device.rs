@@ -97,7 +97,9 @@ impl OnDevice {
         match kept.as_ref() {
             // Another caller's session was made meanwhile (two questions at once): one is enough.
             Some(_) => {
-                let _ = destroy_js(&session);
+                if let Err(error) = destroy_js(&session) {
+                    crate::log::failure("closing a second on-device session", &error);
+                }
             }
             None => *kept = Some(session),
         }
@@ -123,8 +125,10 @@ impl OnDevice {
 
     /// Destroys the base session (a page closing, a download done, the model becoming unavailable).
     pub fn close(&self) {
-        if let Some(session) = self.session.borrow_mut().take() {
-            let _ = destroy_js(&session);
+        if let Some(session) = self.session.borrow_mut().take()
+            && let Err(error) = destroy_js(&session)
+        {
+            crate::log::failure("closing the on-device session", &error);
         }
     }
 }

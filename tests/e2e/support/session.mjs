@@ -5,7 +5,7 @@
 import { launchExtension } from './launch.mjs';
 import { waitForIndex } from './live.mjs';
 import { ask, openPopup, storageGet } from './popup.mjs';
-import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled } from './settle.mjs';
+import { LIMIT_MS, POPUP_STARTUP, flushEvents, trackChromeCalls, waitForSettled, waitForStored } from './settle.mjs';
 import { releaseFaults } from './faults.mjs';
 
 /**
@@ -47,11 +47,7 @@ export async function askInNewPopup(ext, question, options = {}) {
  * ours): a field the install fills in (`retention`) is there, whatever the profile held before.
  */
 export async function waitForInstalledSettings(page, timeout = LIMIT_MS) {
-  await page
-    .waitForFunction(async () => (await chrome.storage.sync.get('settings'))?.settings?.retention !== undefined, null, { timeout, polling: 100 })
-    .catch((e) => {
-      throw new Error(`the worker did not write its install-time settings within ${timeout} ms: ${e.message}`);
-    });
+  await waitForStored(page, (settings) => settings?.retention !== undefined, 'the worker wrote its install-time settings', { timeout });
 }
 
 /**

@@ -134,3 +134,21 @@ export function failedWaiting(what) {
     throw new Error(`${what}: ${e.message}`);
   };
 }
+
+/**
+ * Waits until the stored `chrome.storage[area]` item `key`, read from `page`, satisfies
+ * `predicate(value)` (node's side); returns it. (Playwright's waitForFunction does not await an
+ * async predicate: its promise is truthy at once, so storage is polled from here.)
+ */
+export async function waitForStored(page, predicate, what, { area = 'sync', key = 'settings', timeout = LIMIT_MS } = {}) {
+  let value;
+  await waitUntil(
+    async () => {
+      value = (await page.evaluate(([area, key]) => chrome.storage[area].get(key), [area, key]))[key];
+      return predicate(value);
+    },
+    what,
+    { timeout, describe: () => `stored ${area}.${key}: ${JSON.stringify(value)}` },
+  );
+  return value;
+}

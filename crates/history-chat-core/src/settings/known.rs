@@ -179,13 +179,14 @@ mod tests {
         let remembered = Remembered::of(&stored());
         let bank = "https://bank.example/login";
         // (what is known, prunes with, excludes the bank, keeps forgotten pages, topic search)
-        let rows: Vec<(
+        type Row = (
             KnownSettings,
             Option<Retention>,
             Option<bool>,
             Option<bool>,
             Option<Switch>,
-        )> = vec![
+        );
+        let rows: Vec<Row> = vec![
             (
                 KnownSettings::Read(stored()),
                 Some(Retention::Forever),
