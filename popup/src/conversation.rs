@@ -200,12 +200,16 @@ async fn follow_worker(state: State) {
 #[lazy]
 pub(crate) fn progress_lines() -> AnyView {
     let indexing = RwSignal::new(None::<IndexProgress>);
-    spawn_local(follow_indexing(indexing));
+    let note = RwSignal::new(None::<String>);
+    spawn_local(follow_indexing(indexing, note));
     let understanding = RwSignal::new(None::<SemanticProgress>);
     spawn_local(follow_understanding(understanding));
     view! {
         {move || indexing.get().map(|progress| view! {
             <p class="indexing">{progress.status(now_ms())}</p>
+        })}
+        {move || note.get().map(|line| view! {
+            <p class="indexing-note">{line}</p>
         })}
         {move || understanding.get().and_then(|progress| progress.popup_line()).map(|line| view! {
             <p class="understanding">{line}</p>
@@ -293,18 +297,39 @@ fn view_key(stored: &StoredTurn) -> (String, Vec<String>, Option<String>) {
     )
 }
 
-/// Asks the worker until its index is complete, so the popup can say how far indexing has got.
-async fn follow_indexing(indexing: RwSignal<Option<IndexProgress>>) {
+/// Asks the worker until its index is complete, so the popup can say how far indexing has got;
+/// then says what the user should know of it (`note`): its last save refused for lack of room, or
+/// the worker refusing to search (the excluded sites not known).
+async fn follow_indexing(
+    indexing: RwSignal<Option<IndexProgress>>,
+    note: RwSignal<Option<String>>,
+) {
     loop {
-        match ask_worker(&Request::Warm).await {
+        let answer = ask_worker(&Request::Warm).await;
+        let said = match &answer {
+            Ok(Response::Ready {
+                storage_full: true, ..
+            }) => Some(t!("popup_index_storage_full")),
+            Ok(Response::Failed { message }) => Some(message.clone()),
+            _ => None,
+        };
+        if note.try_set(said).is_some() {
+            // The popup is gone.
+            return;
+        }
+        match answer {
             Ok(Response::Indexing { progress }) => {
                 if indexing.try_set(Some(progress)).is_some() {
-                    // The popup is gone.
                     return;
                 }
             }
             // Ready, or a worker that cannot say: nothing to follow.
-            _ => {
+            Ok(_) => {
+                let _ = indexing.try_set(None);
+                return;
+            }
+            Err(error) => {
+                log::failure("asking the worker how far its index has got", &error);
                 let _ = indexing.try_set(None);
                 return;
             }

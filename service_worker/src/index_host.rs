@@ -53,6 +53,8 @@ thread_local! {
     static EXCLUSIONS: RefCell<Option<Exclusions>> = const { RefCell::new(None) };
     /// The snapshot's read, waiting for the excluded sites to be known.
     static EXCLUSION_WAITERS: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
+    /// The browser refused the last save of the snapshot for lack of room.
+    static SNAPSHOT_REFUSED: Cell<bool> = const { Cell::new(false) };
     /// The "keep pages after Chrome forgets them" option the index was given, once known.
     static KEEP_FORGOTTEN: Cell<Option<bool>> = const { Cell::new(None) };
 }
@@ -259,6 +261,12 @@ pub async fn answer(request: Request) -> Response {
     warm();
     loop {
         match HOST.with_borrow(|host| host.answer(&request, now_ms())) {
+            Reply::Now(Response::Ready { pages, .. }) => {
+                return Response::Ready {
+                    pages,
+                    storage_full: SNAPSHOT_REFUSED.get(),
+                };
+            }
             Reply::Now(response) => return response,
             Reply::AfterLoad => {
                 let (ready, wait) = oneshot::channel();
@@ -461,10 +469,16 @@ fn perform(action: Action) {
             let mark = removals::mark(HOST.with_borrow(Host::verifying));
             spawn_local(async move {
                 match idb::put(SNAPSHOT_KEY, &bytes).await {
-                    Ok(()) => removals::saved(mark),
+                    Ok(()) => {
+                        SNAPSHOT_REFUSED.set(false);
+                        removals::saved(mark);
+                    }
                     // The next start loads an older snapshot (or builds) and the journal, kept,
-                    // replays the removals it lacks.
-                    Err(error) => log::failure("saving the index snapshot", &error),
+                    // replays the removals it lacks; a refusal for room is said in the popup.
+                    Err(error) => {
+                        SNAPSHOT_REFUSED.set(error.is_quota());
+                        log::failure("saving the index snapshot", &error);
+                    }
                 }
             });
         }

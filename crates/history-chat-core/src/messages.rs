@@ -196,6 +196,10 @@ pub enum Response {
     Ready {
         /// Pages in the index.
         pages: usize,
+        /// The browser refused the index's last save for lack of room: it answers, but the next
+        /// start reads an older snapshot (the removals since are replayed) or builds it again.
+        #[serde(default)]
+        storage_full: bool,
     },
     /// The index is still being loaded or built: use the browser's search meanwhile.
     Indexing {
@@ -403,8 +407,20 @@ mod tests {
             json!({"pages": {"pages": []}})
         );
         assert_eq!(
-            serde_json::to_value(Response::Ready { pages: 3 }).unwrap(),
-            json!({"ready": {"pages": 3}})
+            serde_json::to_value(Response::Ready {
+                pages: 3,
+                storage_full: false
+            })
+            .unwrap(),
+            json!({"ready": {"pages": 3, "storageFull": false}})
+        );
+        // A worker of an earlier version says nothing of its storage.
+        assert_eq!(
+            serde_json::from_value::<Response>(json!({"ready": {"pages": 3}})).unwrap(),
+            Response::Ready {
+                pages: 3,
+                storage_full: false
+            }
         );
         // `assets/service_worker.js` answers so itself when the module throws.
         assert_eq!(
@@ -443,7 +459,13 @@ mod tests {
                     message: "x".into(),
                 }),
             ),
-            (Response::Ready { pages: 3 }, None),
+            (
+                Response::Ready {
+                    pages: 3,
+                    storage_full: true,
+                },
+                None,
+            ),
             (Response::Cancelling { cancelled: true }, None),
             (
                 Response::Asked {

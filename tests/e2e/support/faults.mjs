@@ -66,6 +66,8 @@ export const APIS = [
   'storage.sync.get', 'storage.sync.set', 'storage.sync.remove',
   'storage.local.get', 'storage.local.set', 'storage.local.remove',
   'history.search', 'history.deleteUrl',
+  // Thrown as a QuotaExceededError, from the faults the context last saw (waitForFaultSeen).
+  'indexedDB.put',
 ];
 /** The events whose argument can be corrupted, and what their listeners get by default then. */
 export const CORRUPTED = {
@@ -216,6 +218,43 @@ export function faultScript(context) {
       );
     });
   }
+  // IndexedDB writes answer at once (a request object), so their fault is decided from the faults
+  // as last seen — read now, then at each change of the harness's key — and met by throwing what
+  // the browser throws when the origin's quota is reached: a QuotaExceededError.
+  let seen = {};
+  state.seen = () => seen;
+  original.get(KEY).then((items) => {
+    seen = items[KEY] ?? {};
+  });
+  chrome.storage.onChanged.addListener.call(chrome.storage.onChanged, (changes, area) => {
+    if (area === 'local' && KEY in changes) seen = changes[KEY].newValue ?? {};
+  });
+  const store = globalThis.IDBObjectStore?.prototype;
+  if (store) {
+    const put = store.put;
+    store.put = function (...args) {
+      for (const key of [`${context}:indexedDB.put`, `*:indexedDB.put`]) {
+        const fault = seen[key];
+        if (!fault || fault.times === 0) continue;
+        fault.used = (fault.used ?? 0) + 1;
+        if (typeof fault.times === 'number') fault.times -= 1;
+        state.used.push({ key, api: 'indexedDB.put', error: fault.error });
+        state.calls.push({ api: 'indexedDB.put', fault: key });
+        locked(async () => {
+          const faults = (await original.get(KEY))[KEY] ?? {};
+          const stored = faults[key];
+          if (!stored) return;
+          stored.used = (stored.used ?? 0) + 1;
+          if (typeof stored.times === 'number') stored.times = Math.max(0, stored.times - 1);
+          await original.set({ [KEY]: faults });
+        });
+        throw new DOMException(fault.error, 'QuotaExceededError');
+      }
+      state.calls.push({ api: 'indexedDB.put', fault: null });
+      return put.apply(this, args);
+    };
+  }
+
   // Storage changes, without the harness's key (a change of nothing else is not delivered).
   for (const event of [chrome.storage.onChanged, local.onChanged]) {
     relay(event, ([changes, ...rest], call) => {
@@ -398,4 +437,12 @@ export async function faultRecord(page) {
     const f = globalThis.__hcFaults;
     return f ? { context: f.context, calls: f.calls, used: f.used } : null;
   });
+}
+
+/**
+ * Waits until `target` (a page, or `ext.serviceWorker`) has seen the fault `key` armed: the
+ * synchronous faults (`indexedDB.put`) are decided from what the context last saw of the faults.
+ */
+export async function waitForFaultSeen(target, key, { timeout = LIMIT_MS } = {}) {
+  await waitUntil(async () => Boolean(await target.evaluate((key) => globalThis.__hcFaults?.seen?.()?.[key]?.times !== 0 && globalThis.__hcFaults?.seen?.()?.[key] !== undefined, key)), `the fault ${key} seen by ${target.url()}`, { timeout });
 }

@@ -467,7 +467,11 @@ impl Host {
         };
         Reply::Now(match request {
             Request::Warm => match coverage {
-                Coverage::Complete => Response::Ready { pages: index.len() },
+                // Whether the last save was refused is the worker's to say (the host never hears).
+                Coverage::Complete => Response::Ready {
+                    pages: index.len(),
+                    storage_full: false,
+                },
                 Coverage::Building(_) => Response::Indexing { progress },
             },
             Request::Search {

@@ -269,7 +269,8 @@ fn first_build_reads_slices_newest_first_and_recent_pages_are_searchable_first()
     assert_eq!(
         sim.ask(Request::Warm),
         Reply::Now(Response::Ready {
-            pages: Index::build(history()).len()
+            pages: Index::build(history()).len(),
+            storage_full: false,
         })
     );
 }
