@@ -16,8 +16,12 @@ chrome.runtime.onInstalled.addListener(() => {
 chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   ready
     .then(() => worker.on_message(message))
-    // Response::Failed, externally tagged as every answer is.
-    .then(sendResponse, (error) => sendResponse({ failed: { message: String(error) } }));
+    // Response::Failed, externally tagged as every answer is, worded by the catalogue; the error
+    // itself goes to the console.
+    .then(sendResponse, (error) => {
+      report('answering a page')(error);
+      sendResponse({ failed: { message: chrome.i18n.getMessage('worker_crashed') } });
+    });
   return true; // the answer comes asynchronously
 });
 
