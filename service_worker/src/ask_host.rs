@@ -30,7 +30,7 @@ use history_chat_core::t;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
-use crate::{index_host, local_search};
+use crate::{index_host, local_search, settings_host};
 
 thread_local! {
     static ASKS: RefCell<Asks> = RefCell::new(Asks::default());
@@ -99,13 +99,17 @@ pub async fn ask(question: String, period: Period, key: String) -> Response {
         }
     };
     let settings = match storage::load_settings().await {
-        Ok(settings) => settings,
+        // A read that succeeds tells the indexes too (they may be waiting for one).
+        Ok(settings) => {
+            settings_host::read_now(&settings);
+            settings
+        }
         // Unreadable settings are not "no key": the popup says the search could not start, rather
         // than search locally with a note that no key is set.
         Err(error) => {
             log::failure("reading the settings for a question", &error);
             return Response::Failed {
-                message: t!("worker_settings_unreadable"),
+                message: t!("ask_settings_unreadable"),
             };
         }
     };

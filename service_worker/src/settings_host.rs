@@ -52,6 +52,16 @@ pub fn changed(new_value: &JsValue) {
     }
 }
 
+/// Settings another part of the worker has just read: adopted when they differ from what is known
+/// (a read that succeeds after failures ends the retries and stands in for their next attempt).
+pub fn read_now(settings: &Settings) {
+    let known = KnownSettings::Read(settings.clone());
+    if KNOWN.with_borrow(|held| held.as_ref() != Some(&known)) {
+        spawn_local(remember(settings.clone()));
+        adopt(known);
+    }
+}
+
 /// What is known of the settings, once the first read has ended.
 pub async fn known() -> KnownSettings {
     loop {
