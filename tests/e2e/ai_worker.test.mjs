@@ -288,7 +288,9 @@ test('settings the worker cannot read: the search says it could not start, the q
     });
     await submit(popup, Q);
     await popup.waitForFunction((sel) => /could not start/i.test(document.querySelector(sel)?.textContent ?? ''), SEL.alert, { timeout: LIMIT_MS });
-    assert.match(await alertText(popup), /sync storage is unavailable.*Try again/, 'the alert says why and what to do');
+    assert.match(await alertText(popup), /could not read its settings; it tries again by itself, so ask again in a moment.*Try again/, 'the alert says why and what to do, in the catalogue\'s words');
+    await flushEvents(ext, popup);
+    assert.ok(ext.consoleMessages.some((m) => m.type === 'warning' && /sync storage is unavailable/.test(m.text)), 'the browser\'s own words are in the console');
     assert.equal(await popup.locator(SEL.search).inputValue(), Q, 'the question stays in the box');
     assert.equal(await popup.locator(SEL.conversation).getAttribute('aria-busy'), 'false', 'the popup is not left busy');
     assert.equal(gemini.requests.length, 0, 'nothing sent to Gemini');
