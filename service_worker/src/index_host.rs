@@ -406,6 +406,7 @@ fn follow(touched: Touched) {
     let first = !FOLLOWING.replace(true);
     if first {
         semantic_host::pages(all_pages());
+        semantic_host::listed();
     }
     let Touched::Urls(urls) = touched else {
         return;

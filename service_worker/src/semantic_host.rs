@@ -61,6 +61,11 @@ pub fn pages(mut pages: Vec<Page>) {
     }
 }
 
+/// The lexical index has handed every page it holds (then only changes follow).
+pub fn listed() {
+    feed(Event::Listed);
+}
+
 /// The lexical index lost pages.
 pub fn removed(removal: Removal) {
     feed(Event::Removed(removal));

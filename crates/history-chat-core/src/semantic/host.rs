@@ -5,7 +5,9 @@
 //! a write ended, a timer fired) and carries out what the host says ([`Action`]: read the store,
 //! embed these passages, store these records, delete these, clear the store, set a timer, close
 //! the model). Questions are answered by [`SemanticHost::search`] with a vector the worker had the
-//! model make. Nothing here touches the browser, the model or a clock.
+//! model make. Nothing here touches the browser, the model or a clock. Live with nothing to do
+//! is "ready" only once the lexical index has handed every page it holds ([`Event::Listed`]):
+//! before, the host cannot tell an empty history from pages still to come, and says "loading".
 //!
 //! ```text
 //!   (new) ── Start{true} ──▶ Loading ── StoreLoaded / StoreFailed ──▶ Live: Building ⇄ Ready
@@ -251,6 +253,10 @@ pub enum Event {
     /// Pages the lexical index gained or updated (cleaned, merged), at most [`PAGES_PER_EVENT`]
     /// at a time.
     Pages(Vec<Page>),
+    /// The lexical index has handed every page it holds (the [`Event::Pages`] before this); what
+    /// follows are changes. Until then the host is not "ready": it cannot tell an empty history
+    /// from pages still to come.
+    Listed,
     /// Pages the lexical index lost.
     Removed(Removal),
     /// The model's vectors for [`Action::Embed`]'s passages, in order.
@@ -475,6 +481,8 @@ pub struct SemanticHost {
     next_id: u64,
     /// The excluded sites: never embedded, never kept.
     exclusions: Exclusions,
+    /// [`Event::Listed`] came.
+    listed: bool,
 }
 
 impl SemanticHost {
@@ -493,6 +501,7 @@ impl SemanticHost {
             Event::StoreLoaded { records, done } => self.loaded(records, done, &mut actions),
             Event::StoreFailed => self.loaded(Vec::new(), true, &mut actions),
             Event::Pages(pages) => self.pages(pages, &mut actions),
+            Event::Listed => self.listed = true,
             Event::Exclusions(exclusions) => self.exclude(exclusions, &mut actions),
             Event::Removed(Removal::All) => self.clear(&mut actions),
             Event::Removed(Removal::Urls(urls)) => self.remove(urls, &mut actions),
@@ -559,6 +568,10 @@ impl SemanticHost {
             Phase::Live => match (self.unavailable, self.hold) {
                 (Some(reason), _) => SemanticStatus::Unavailable(reason),
                 (None, Some(Hold::StorageFull)) => SemanticStatus::StorageFull,
+                // Nothing to do yet, but the lexical index has not said it has no more pages.
+                _ if self.batch.is_none() && self.todo.is_empty() && !self.listed => {
+                    SemanticStatus::Loading
+                }
                 _ if self.batch.is_none() && self.todo.is_empty() => SemanticStatus::Ready,
                 _ => SemanticStatus::Building,
             },

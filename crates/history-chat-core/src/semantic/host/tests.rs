@@ -73,10 +73,18 @@ struct Sim {
     embedded: Vec<Vec<String>>,
 }
 
+/// A host the lexical index has handed its pages to (its handover, [`Event::Listed`], comes first
+/// here: the pages the tests feed are then changes, which is what the host makes of them anyway).
+fn listed_host() -> SemanticHost {
+    let mut host = SemanticHost::new();
+    host.handle(Event::Listed);
+    host
+}
+
 impl Sim {
     fn new() -> Sim {
         Sim {
-            host: SemanticHost::new(),
+            host: listed_host(),
             store: BTreeMap::new(),
             writes: Vec::new(),
             out: None,
@@ -112,7 +120,7 @@ impl Sim {
     /// Whatever was out is lost.
     fn reborn(self) -> Sim {
         Sim {
-            host: SemanticHost::new(),
+            host: listed_host(),
             out: None,
             load_out: false,
             embedded: Vec::new(),
@@ -1284,4 +1292,22 @@ fn excluded_sites_are_deleted_and_never_embedded() {
     sim.feed(Event::Pages(vec![pages[4].clone()]));
     sim.run();
     assert!(sim.finds(&pages[4]));
+}
+
+#[test]
+fn nothing_to_do_is_not_ready_until_the_lexical_index_has_handed_its_pages() {
+    let mut host = SemanticHost::new();
+    host.handle(Event::Start { enabled: true });
+    host.handle(Event::StoreLoaded {
+        records: Vec::new(),
+        done: true,
+    });
+    // An empty store and no page yet: an empty history, or pages still to come?
+    assert_eq!(host.progress().status, SemanticStatus::Loading);
+    host.handle(Event::Listed);
+    assert_eq!(
+        host.progress().status,
+        SemanticStatus::Ready,
+        "an empty history"
+    );
 }
