@@ -61,6 +61,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
     // First of the init scripts: the call tracker (trackChromeCalls, added later) wraps its wrappers.
     if (faults) await installFaultsInPages(context);
   } catch (e) {
+    // The launch failed already: that error is rethrown below; a failing close adds nothing to it.
     await context?.close().catch(() => {});
     await rm(profileDir, { recursive: true, force: true });
     throw e;
