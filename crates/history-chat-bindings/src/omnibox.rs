@@ -2,7 +2,8 @@
 //! events hand the service worker. The descriptions are the core's ([`history_chat_core::omnibox`]),
 //! escaped XML; nothing here builds text.
 
-use history_chat_core::omnibox::{Disposition, Suggestion};
+use history_chat_core::address::Disposition;
+use history_chat_core::omnibox::Suggestion;
 use wasm_bindgen::prelude::*;
 
 use crate::ChromeError;

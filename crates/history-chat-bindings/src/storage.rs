@@ -148,7 +148,7 @@ pub async fn load_conversation(
     match known.exclusions() {
         Some(excluded) => {
             for stored in &mut loaded.turns {
-                excluded.retain_in_turn(&mut stored.turn);
+                stored.turn.hide_excluded(&excluded);
             }
         }
         None => withheld = std::mem::take(&mut loaded.turns).len(),

@@ -2,7 +2,7 @@
 //! which tab).
 
 use history_chat_core::clean::is_openable;
-use history_chat_core::omnibox::Disposition;
+use history_chat_core::address::Disposition;
 use wasm_bindgen::prelude::*;
 
 use crate::ChromeError;

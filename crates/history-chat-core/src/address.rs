@@ -107,6 +107,31 @@ pub fn unicode_host(host: &str) -> String {
         .join(".")
 }
 
+/// Where Chrome asks for the page to open (`chrome.omnibox.OnInputEnteredDisposition`), and
+/// where a result row opens it for each key (`crate::rows::open_disposition`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Disposition {
+    /// In the tab the user is typing in (plain Enter), also for a value Chrome may add later.
+    #[default]
+    CurrentTab,
+    /// In a new tab, brought to the front (Alt+Enter).
+    NewForegroundTab,
+    /// In a new tab left behind the current one.
+    NewBackgroundTab,
+}
+
+impl Disposition {
+    /// Reads Chrome's value (`"currentTab"`, `"newForegroundTab"`, `"newBackgroundTab"`); anything
+    /// else, or none, is the current tab, as for plain Enter.
+    pub fn from_chrome(value: Option<&str>) -> Disposition {
+        match value {
+            Some("newForegroundTab") => Disposition::NewForegroundTab,
+            Some("newBackgroundTab") => Disposition::NewBackgroundTab,
+            _ => Disposition::CurrentTab,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,6 +210,21 @@ mod tests {
         ];
         for (host, expected) in rows {
             assert_eq!(unicode_host(host), expected, "unicode_host({host:?})");
+        }
+    }
+
+    #[test]
+    fn dispositions_read_leniently() {
+        let rows: &[(Option<&str>, Disposition)] = &[
+            (Some("currentTab"), Disposition::CurrentTab),
+            (Some("newForegroundTab"), Disposition::NewForegroundTab),
+            (Some("newBackgroundTab"), Disposition::NewBackgroundTab),
+            (Some("NEWFOREGROUNDTAB"), Disposition::CurrentTab),
+            (Some("somethingNew"), Disposition::CurrentTab),
+            (None, Disposition::CurrentTab),
+        ];
+        for (value, want) in rows {
+            assert_eq!(Disposition::from_chrome(*value), *want, "{value:?}");
         }
     }
 }

@@ -18,9 +18,10 @@ use crate::ai::model::{ModelFailure, Usage};
 use crate::ai::pipeline::{AiAnswer, Notice};
 use crate::ai::provider::{Engine, Fallback};
 use crate::clean::clean_url;
+use crate::exclusions::Exclusions;
 use crate::history::{Page, RankedPage, RemovedVisits};
+use crate::index::IndexProgress;
 use crate::lenient::or_default;
-use crate::messages::IndexProgress;
 use crate::period::Period;
 use crate::settings::Retention;
 
@@ -305,6 +306,15 @@ impl Turn {
             .retain(|result| !gone.contains(&result.page.url));
         self.results.len() != before
     }
+
+    /// The turn as it is shown: without the excluded sites' pages (the stored turn is kept as it
+    /// is, so a site taken off the list shows again).
+    pub fn hide_excluded(&mut self, excluded: &Exclusions) {
+        if !excluded.is_empty() {
+            self.results
+                .retain(|result| !excluded.excludes(&result.page.url));
+        }
+    }
 }
 
 /// A turn with the storage key it lives under.
@@ -458,6 +468,28 @@ mod tests {
             visit_count: 2,
         };
         Turn::local(at_ms, question, Period::Week, Ok(vec![page]))
+    }
+
+    #[test]
+    fn a_turn_is_shown_without_the_excluded_sites_pages() {
+        let page = |url: &str| Page {
+            url: url.into(),
+            title: "t".into(),
+            last_visit_ms: 1,
+            visit_count: 1,
+        };
+        let pages = vec![
+            page("https://secret.example/a"),
+            page("https://open.example/b"),
+            page("https://mail.secret.example/c"),
+        ];
+        let mut turn = Turn::local(1, "q", Period::Week, Ok(pages.clone()));
+        turn.hide_excluded(&Exclusions::parse("*.secret.example").expect("list"));
+        let shown: Vec<&str> = turn.results.iter().map(|r| r.page.url.as_str()).collect();
+        assert_eq!(shown, ["https://open.example/b"]);
+        let mut kept = Turn::local(1, "q", Period::Week, Ok(pages));
+        kept.hide_excluded(&Exclusions::default());
+        assert_eq!(kept.results.len(), 3);
     }
 
     fn stored(at_ms: i64, nonce: u32, question: &str) -> (String, Value) {

@@ -22,7 +22,6 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::address::web_address;
-use crate::conversation::Turn;
 use crate::history::Page;
 use crate::site_filter::{Site, host_and_port, site_pattern};
 
@@ -167,15 +166,6 @@ impl Exclusions {
     pub fn retain_pages(&self, pages: &mut Vec<Page>) {
         if !self.is_empty() {
             pages.retain(|page| !self.excludes(&page.url));
-        }
-    }
-
-    /// A stored turn as it is shown: without the excluded sites' pages (the stored turn is kept as
-    /// it is, so a site taken off the list shows again).
-    pub fn retain_in_turn(&self, turn: &mut Turn) {
-        if !self.is_empty() {
-            turn.results
-                .retain(|result| !self.excludes(&result.page.url));
         }
     }
 }
@@ -428,12 +418,7 @@ mod tests {
             page("https://open.example/b"),
             page("https://mail.secret.example/c"),
         ];
-        exclusions.retain_pages(&mut pages.clone());
-        let mut turn = Turn::local(1, "q", crate::period::Period::Week, Ok(pages.clone()));
         exclusions.retain_pages(&mut pages);
         assert_eq!(pages, [page("https://open.example/b")]);
-        exclusions.retain_in_turn(&mut turn);
-        let shown: Vec<&str> = turn.results.iter().map(|r| r.page.url.as_str()).collect();
-        assert_eq!(shown, ["https://open.example/b"]);
     }
 }

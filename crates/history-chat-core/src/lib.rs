@@ -67,3 +67,4 @@ pub mod search;
 pub mod semantic;
 pub mod settings;
 pub mod site_filter;
+pub mod wording;

@@ -4,12 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ask::AskReply;
-use crate::display::relative_time;
 use crate::history::Page;
-use crate::i18n::{number, plural};
+pub use crate::index::IndexProgress;
 use crate::period::Period;
 use crate::rows::Removal;
-use crate::semantic::{SemanticProgress, SemanticStatus, UnavailableReason, Words};
+use crate::semantic::{SemanticProgress, Words};
 use crate::site_filter::SiteFilter;
 
 /// While typing, topic search is asked this long after the words' answer is shown (and only if
@@ -260,114 +259,11 @@ pub enum OptionsAnswer {
     },
 }
 
-/// How far the index's first build has got: it reads the history newest first, so every page
-/// visited since `since_ms` is in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IndexProgress {
-    /// Pages indexed so far.
-    pub pages: usize,
-    /// Every visit at or after this instant (ms since the Unix epoch) is indexed; `None` before
-    /// the first slice of history has been read (or while a saved index is being read).
-    #[serde(default)]
-    pub since_ms: Option<i64>,
-}
-
-impl IndexProgress {
-    /// Whether every page visited at or after `start_ms` is already in the index.
-    pub fn covers(&self, start_ms: i64) -> bool {
-        self.since_ms.is_some_and(|since| since <= start_ms)
-    }
-
-    /// The popup's line while the index is built: "Indexing your history: 12,345 pages so far,
-    /// back to 3 days ago…".
-    pub fn status(&self, now_ms: i64) -> String {
-        match self.since_ms {
-            None => t!("index_indexing"),
-            Some(since) => t!(
-                "index_indexing_back_to",
-                pages(self.pages),
-                relative_time(now_ms, since)
-            ),
-        }
-    }
-
-    /// The notice over what the incomplete index found (perhaps nothing yet), shown at once while
-    /// the browser's search is still running.
-    pub fn filling_in(&self) -> String {
-        t!("index_filling_in")
-    }
-
-    /// The notice above results the index could not give alone.
-    pub fn notice(&self) -> String {
-        match self.since_ms {
-            None => t!("index_meanwhile_browser"),
-            Some(_) => t!("index_browser_fills_in"),
-        }
-    }
-}
-
-/// Topic search's wording, for the options page and the popup.
-impl SemanticProgress {
-    /// The options page's line under the switch.
-    pub fn options_line(&self) -> String {
-        match self.status {
-            SemanticStatus::Off => t!("topic_off"),
-            SemanticStatus::Loading => t!("topic_starting"),
-            SemanticStatus::Building => t!(
-                "topic_building",
-                number(i64::from(self.understood)),
-                pages(self.total as usize)
-            ),
-            SemanticStatus::Ready => t!("topic_ready", pages(self.understood as usize)),
-            SemanticStatus::Unavailable(reason) => t!("topic_unavailable", unavailable(reason)),
-            SemanticStatus::StorageFull => t!("topic_storage_full"),
-        }
-    }
-
-    /// The popup's quiet line while topic search cannot answer for everything yet; `None` once
-    /// it can (or when it is off).
-    pub fn popup_line(&self) -> Option<String> {
-        match self.status {
-            SemanticStatus::Off | SemanticStatus::Ready => None,
-            SemanticStatus::Loading => Some(t!("topic_starting")),
-            SemanticStatus::Building => Some(t!(
-                "topic_popup_building",
-                number(i64::from(self.understood)),
-                pages(self.total as usize)
-            )),
-            SemanticStatus::Unavailable(_) => Some(t!("topic_popup_unavailable")),
-            SemanticStatus::StorageFull => Some(t!("topic_popup_storage_full")),
-        }
-    }
-
-    /// Whether it may still change: the pages keep asking how far it has got.
-    pub fn is_moving(&self) -> bool {
-        matches!(
-            self.status,
-            SemanticStatus::Loading | SemanticStatus::Building
-        )
-    }
-}
-
-fn unavailable(reason: UnavailableReason) -> String {
-    match reason {
-        UnavailableReason::ModelMissing => t!("topic_unavailable_model_missing"),
-        UnavailableReason::ModelCorrupt => t!("topic_unavailable_model_corrupt"),
-        UnavailableReason::Unsupported => t!("topic_unavailable_unsupported"),
-        UnavailableReason::ModelFailing => t!("topic_unavailable_model_failing"),
-        UnavailableReason::StoreFailing => t!("topic_unavailable_store_failing"),
-    }
-}
-
-/// "1 page", "12,345 pages".
-fn pages(count: usize) -> String {
-    plural("count_pages", i64::try_from(count).unwrap_or(i64::MAX), &[])
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    use crate::semantic::SemanticStatus;
 
     use super::*;
 

@@ -15,7 +15,8 @@
 //!   which is opened; an `http(s)` address typed in full is opened too; other text opens the index's
 //!   best match for it, as the default suggestion promised; an empty input, text with no searchable
 //!   word, or no match opens nothing. Only `http(s)` URLs are ever opened.
-//! - [`Disposition`]: where Chrome asks for the page (this tab, a new one in front or behind).
+//! - [`Disposition`] (in [`crate::address`]): where Chrome asks for the page (this tab, a new one in
+//!   front or behind).
 //!
 //! Nothing here, nor in the worker's handlers, makes a network request: the suggestions come from
 //! the local index alone, whatever the settings.
@@ -25,10 +26,10 @@ use serde::Serialize;
 use crate::clean::is_openable;
 use crate::display::readable_url;
 use crate::history::Page;
+use crate::index::IndexProgress;
 use crate::index::score::{PREFIX_MIN_CHARS, TYPO_MIN_CHARS};
 use crate::index::text::{Parts, fold_words, query_words, stems};
 use crate::index::typo::within_one_edit;
-use crate::messages::IndexProgress;
 
 /// The keyword declared in `manifest.json` (`"omnibox": {"keyword": "hc"}`): "History Chat".
 pub const KEYWORD: &str = "hc";
@@ -140,30 +141,6 @@ pub fn entered(text: &str) -> Entered {
 fn typed_address(text: &str) -> Option<&str> {
     let text = text.trim();
     (!text.is_empty() && !text.contains(char::is_whitespace) && is_openable(text)).then_some(text)
-}
-
-/// Where Chrome asks for the page to open (`chrome.omnibox.OnInputEnteredDisposition`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Disposition {
-    /// In the tab the user is typing in (plain Enter), also for a value Chrome may add later.
-    #[default]
-    CurrentTab,
-    /// In a new tab, brought to the front (Alt+Enter).
-    NewForegroundTab,
-    /// In a new tab left behind the current one.
-    NewBackgroundTab,
-}
-
-impl Disposition {
-    /// Reads Chrome's value (`"currentTab"`, `"newForegroundTab"`, `"newBackgroundTab"`); anything
-    /// else, or none, is the current tab, as for plain Enter.
-    pub fn from_chrome(value: Option<&str>) -> Disposition {
-        match value {
-            Some("newForegroundTab") => Disposition::NewForegroundTab,
-            Some("newBackgroundTab") => Disposition::NewBackgroundTab,
-            _ => Disposition::CurrentTab,
-        }
-    }
 }
 
 /// A page's row: its title, then its readable address in `<url>`, the words matching `input` in

@@ -11,11 +11,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::address::Disposition;
 use crate::clean::clean_url;
 use crate::history::HistoryItem;
 use crate::i18n::plural;
 use crate::messages::Response;
-use crate::omnibox::Disposition;
 use crate::site_filter;
 
 /// The modifier keys (and the mouse button) of the event that opens a result.
@@ -295,7 +295,7 @@ mod tests {
     #[test]
     fn the_index_s_answer_says_what_is_left_to_search() {
         use crate::history::Page;
-        use crate::messages::IndexProgress;
+        use crate::index::IndexProgress;
         let entry = Page {
             url: "https://blog.example.com/ctes?utm_source=tw".to_owned(),
             title: "CTEs".to_owned(),

@@ -100,7 +100,7 @@ mod tests {
     use crate::ai::pipeline::Notice;
     use crate::ai::provider::{Availability, Engine, Fallback};
     use crate::conversation::{AiDetails, Turn, TurnError, TurnNote, read_turn};
-    use crate::messages::IndexProgress;
+    use crate::index::IndexProgress;
     use crate::period::Period;
 
     const NOW: i64 = 1_780_000_000_000;

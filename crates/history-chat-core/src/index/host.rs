@@ -82,8 +82,9 @@ use crate::archive::{self, Removal};
 use crate::clean::clean_url;
 use crate::exclusions::Exclusions;
 use crate::history::{HistoryItem, RemovedVisits};
+use crate::index::IndexProgress;
 use crate::index::{Hit, Index};
-use crate::messages::{IndexProgress, Request, Response};
+use crate::messages::{Request, Response};
 use crate::period::{DAY_MS, HOUR_MS};
 use crate::site_filter;
 

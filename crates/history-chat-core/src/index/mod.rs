@@ -30,6 +30,7 @@ pub mod host;
 pub mod journal;
 pub mod literal;
 mod persist;
+mod progress;
 pub mod score;
 pub mod text;
 pub mod typo;
@@ -44,6 +45,7 @@ use serde::{Deserialize, Serialize};
 
 pub use fuse::{RRF_K, fuse_with_browser, rrf};
 pub use persist::{FORMAT_VERSION, LoadError};
+pub use progress::IndexProgress;
 
 use crate::clean::clean_url;
 use crate::history::{HistoryItem, Page};

@@ -413,18 +413,3 @@ fn enter_opens_an_address_or_the_best_match_or_nothing() {
         assert_eq!(entered(text), *want, "{text:?}");
     }
 }
-
-#[test]
-fn dispositions_read_leniently() {
-    let rows: &[(Option<&str>, Disposition)] = &[
-        (Some("currentTab"), Disposition::CurrentTab),
-        (Some("newForegroundTab"), Disposition::NewForegroundTab),
-        (Some("newBackgroundTab"), Disposition::NewBackgroundTab),
-        (Some("NEWFOREGROUNDTAB"), Disposition::CurrentTab),
-        (Some("somethingNew"), Disposition::CurrentTab),
-        (None, Disposition::CurrentTab),
-    ];
-    for (value, want) in rows {
-        assert_eq!(Disposition::from_chrome(*value), *want, "{value:?}");
-    }
-}

@@ -16,8 +16,18 @@ pub struct SemanticProgress {
     pub total: u32,
 }
 
+impl SemanticProgress {
+    /// Whether it may still change: the pages keep asking how far it has got.
+    pub fn is_moving(&self) -> bool {
+        matches!(
+            self.status,
+            SemanticStatus::Loading | SemanticStatus::Building
+        )
+    }
+}
+
 /// What the semantic index is doing. Serialised as `"ready"`, `{"unavailable":"modelMissing"}`
-/// (externally tagged, as every enum the popup reads: see [`crate::messages::Response`]).
+/// (externally tagged, as every enum the popup reads: see the protocol's `Response`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum SemanticStatus {
