@@ -14,7 +14,7 @@ use history_chat_bindings::gemini::GeminiModel;
 use history_chat_bindings::history::{IndexAnswers, IndexedHistory};
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::on_device::{self, OnDevice};
-use history_chat_bindings::{ChromeError, log, nonce, now_ms, ports, runtime, storage};
+use history_chat_bindings::{log, nonce, now_ms, ports, runtime, storage};
 use history_chat_core::ai::model::LanguageModel;
 use history_chat_core::ai::pipeline::{AiInput, ai_search};
 use history_chat_core::ai::provider::{Availability, Engine};
@@ -23,7 +23,8 @@ use history_chat_core::ask::{
 };
 use history_chat_core::conversation::{Turn, TurnNote, key_time_ms, turn_key};
 use history_chat_core::history::RemovedVisits;
-use history_chat_core::messages::{Request, Response};
+use history_chat_core::index::host::{Answer, Question};
+use history_chat_core::messages::Response;
 use history_chat_core::period::Period;
 use history_chat_core::settings::Settings;
 use history_chat_core::t;
@@ -83,7 +84,7 @@ pub async fn connected(port: JsValue) {
     ports::accept(port, &state);
 }
 
-/// [`Request::Ask`]: starts the search, or says why not. The engine is chosen here, from what
+/// [`Request::Ask`](history_chat_core::messages::Request::Ask): starts the search, or says why not. The engine is chosen here, from what
 /// the worker reads itself (the settings, and where they may use it Chrome's model's availability
 /// in this worker), since either may have changed since the popup read them; Chrome's model's
 /// session is made ready first, so that a model that fails to start leaves a local search with a
@@ -209,7 +210,7 @@ async fn search_locally(search: Search, note: Option<TurnNote>) -> Response {
     }
 }
 
-/// [`Request::CancelAsk`]: the running search stops (its model calls and waits are aborted) and
+/// [`Request::CancelAsk`](history_chat_core::messages::Request::CancelAsk): the running search stops (its model calls and waits are aborted) and
 /// ends as cancelled, with what it found until then.
 pub fn cancel(key: Option<String>) -> Response {
     let update = ASKS.with_borrow_mut(|asks| asks.cancel(key.as_deref()));
@@ -313,7 +314,7 @@ async fn keep_awake(done: Cancel) {
 struct OwnIndex;
 
 impl IndexAnswers for OwnIndex {
-    async fn answer(&self, request: Request) -> Result<Response, ChromeError> {
-        Ok(index_host::answer(request).await)
+    async fn answer(&self, question: Question) -> Option<Answer> {
+        index_host::ask(question).await.ok()
     }
 }

@@ -24,9 +24,9 @@ use history_chat_bindings::{history, idb, log, now_ms, storage};
 use history_chat_core::clean::clean_url;
 use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::{HistoryItem, Page, RemovedVisits};
-use history_chat_core::index::host::{Action, Event, Host, Reply};
+use history_chat_core::index::host::{Action, Answer, Event, Host, Question, Reply};
 use history_chat_core::index::journal::{Entry as JournalEntry, Removal as JournalRemoval};
-use history_chat_core::messages::{Request, Response, SEMANTIC_POOL};
+use history_chat_core::messages::{Response, SEMANTIC_POOL};
 use history_chat_core::period::Period;
 use history_chat_core::rows::{self, removal_failed};
 use history_chat_core::search::local_search;
@@ -166,27 +166,27 @@ pub fn replay(entry: &JournalEntry) {
 pub async fn set_keep_forgotten(enabled: bool) -> Response {
     KEEP_FORGOTTEN.set(Some(enabled));
     feed(Event::KeepForgotten(enabled));
-    answer(Request::KeptPages).await
+    answer(Question::Kept).await
 }
 
 /// The options page's "Forget kept pages": waits for the index to be loaded, forgets every kept
 /// page, and answers how many are left (none).
 pub async fn forget_kept() -> Response {
-    if let Response::Failed { message } = answer(Request::KeptPages).await {
-        return Response::Failed { message };
+    if let Err(refused) = ask(Question::Kept).await {
+        return refused;
     }
     feed(Event::ForgetKept);
-    answer(Request::KeptPages).await
+    answer(Question::Kept).await
 }
 
-/// [`Request::Remove`]: a result's "Remove from history". Deletes every raw entry of the page
+/// [`Request::Remove`](history_chat_core::messages::Request::Remove): a result's "Remove from history". Deletes every raw entry of the page
 /// from the browser's history (those this index names, the rest searched for), then forgets the
 /// page ([`forget`]) and rewrites the stored conversation without it. Run here rather than in the
 /// popup, it ends even when the popup closes meanwhile. A deletion the browser refuses fails the
 /// whole removal, worded for the alert, with nothing else changed.
 pub async fn remove(url: String) -> Response {
-    let entries = answer(Request::Entries { url: url.clone() }).await;
-    let removal = match history::delete_page(&url, rows::entry_lookup(Some(entries))).await {
+    let entries = ask(Question::Entries { url: url.clone() }).await;
+    let removal = match history::delete_page(&url, rows::entry_lookup(entries.ok())).await {
         Ok(removal) => removal,
         Err(error) => {
             return Response::Failed {
@@ -205,7 +205,7 @@ pub async fn remove(url: String) -> Response {
     }
 }
 
-/// [`Request::BrowserSearch`]: the browser's own search of its history, for a page whose index
+/// [`Request::BrowserSearch`](history_chat_core::messages::Request::BrowserSearch): the browser's own search of its history, for a page whose index
 /// answer does not reach back far enough. Needs no index, so it never waits for the snapshot.
 pub async fn browser_search(question: &str, period: Period, now_ms: i64) -> Response {
     settings_host::known().await;
@@ -251,23 +251,30 @@ fn forget_pages(pages: Vec<String>) -> RemovedVisits {
     removed
 }
 
-/// Answers a page.
-pub async fn answer(request: Request) -> Response {
+/// Answers a page's question about the index, as the pages read it.
+pub async fn answer(question: Question) -> Response {
+    match ask(question).await {
+        Ok(Answer::Ready { pages }) => Response::Ready {
+            pages,
+            storage_full: SNAPSHOT_REFUSED.get(),
+        },
+        Ok(answer) => answer.into(),
+        Err(refused) => refused,
+    }
+}
+
+/// The index's answer to `question`, once the settings are known and the snapshot read; `Err`
+/// with what to tell the page when it may not answer (the excluded sites are not known).
+pub async fn ask(question: Question) -> Result<Answer, Response> {
     settings_host::known().await;
     if exclusions().is_none() {
         // Its answers would have to leave the excluded sites out, and they are not known.
-        return settings_host::unknown_exclusions();
+        return Err(settings_host::unknown_exclusions());
     }
     warm();
     loop {
-        match HOST.with_borrow(|host| host.answer(&request, now_ms())) {
-            Reply::Now(Response::Ready { pages, .. }) => {
-                return Response::Ready {
-                    pages,
-                    storage_full: SNAPSHOT_REFUSED.get(),
-                };
-            }
-            Reply::Now(response) => return response,
+        match HOST.with_borrow(|host| host.answer(&question, now_ms())) {
+            Reply::Now(answer) => return Ok(answer),
             Reply::AfterLoad => {
                 let (ready, wait) = oneshot::channel();
                 WAITERS.with_borrow_mut(|waiters| waiters.push(ready));

@@ -24,6 +24,7 @@ mod semantic_host;
 mod settings_host;
 
 use history_chat_bindings::{log, messages, storage};
+use history_chat_core::index::host::Question;
 use history_chat_core::messages::{Request, Response};
 use history_chat_core::t;
 use wasm_bindgen::prelude::*;
@@ -87,7 +88,20 @@ pub async fn on_message(message: JsValue) -> JsValue {
             key,
         }) => ask_host::ask(question, period, key).await,
         Ok(Request::CancelAsk { key }) => ask_host::cancel(key),
-        Ok(request) => index_host::answer(request).await,
+        Ok(Request::Warm) => index_host::answer(Question::Warm).await,
+        Ok(Request::Search {
+            query,
+            start_ms,
+            limit,
+        }) => {
+            index_host::answer(Question::Search {
+                query,
+                start_ms,
+                limit,
+            })
+            .await
+        }
+        Ok(Request::KeptPages) => index_host::answer(Question::Kept).await,
         Err(error) => Response::Failed {
             message: t!("worker_bad_request", error),
         },

@@ -7,8 +7,8 @@ use history_chat_bindings::{http, log};
 use history_chat_core::conversation::{Turn, TurnError, TurnNote};
 use history_chat_core::history::Page;
 use history_chat_core::index::fuse_with_browser;
-use history_chat_core::index::host::WORKER_PATIENCE_MS;
-use history_chat_core::messages::{IndexProgress, Request, Response, SEMANTIC_POOL};
+use history_chat_core::index::host::{Question, WORKER_PATIENCE_MS};
+use history_chat_core::messages::{IndexProgress, Response, SEMANTIC_POOL};
 use history_chat_core::period::Period;
 use history_chat_core::search::RESULT_LIMIT;
 use history_chat_core::semantic::{Words, fuse_semantic};
@@ -56,7 +56,7 @@ async fn words(
     now_ms: i64,
     early: impl FnOnce(&[Page]),
 ) -> Result<(Vec<Page>, Option<IndexProgress>), String> {
-    let request = Request::Search {
+    let request = Question::Search {
         query: question.to_owned(),
         start_ms: period.start_ms(now_ms),
         limit: RESULT_LIMIT,

@@ -8,7 +8,8 @@ use std::cell::Cell;
 use history_chat_bindings::tabs::{self, OpenError};
 use history_chat_bindings::{ChromeError, now_ms, omnibox};
 use history_chat_core::history::Page;
-use history_chat_core::messages::{Request, Response};
+use history_chat_core::index::host::Question;
+use history_chat_core::messages::Response;
 use history_chat_core::omnibox::{Coverage, Entered, MAX_SUGGESTIONS, answer, entered, prompt};
 use wasm_bindgen::JsValue;
 
@@ -59,7 +60,7 @@ pub async fn entered_text(text: String, disposition: JsValue) -> Result<(), Open
 /// The index's answer to `text` over the whole history, as the popup's search asks it (waiting
 /// for a snapshot being loaded), and how far the index covers the history.
 async fn search(text: &str, limit: usize) -> (Vec<Page>, Coverage) {
-    let request = Request::Search {
+    let request = Question::Search {
         query: text.to_owned(),
         start_ms: i64::MIN,
         limit,

@@ -6,7 +6,7 @@
 
 use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::{HistoryItem, Page};
-use history_chat_core::messages::{Request, Response};
+use history_chat_core::index::host::{Answer, Question};
 use history_chat_core::rows::{self, EntryLookup, EntrySearch, Removal};
 use history_chat_core::search::{
     PageQuery, PageSource, browser_fetch_limit, browser_pages, browser_text,
@@ -79,7 +79,7 @@ pub async fn delete_url(url: &str) -> Result<(), ChromeError> {
 
 /// Deletes a page shown in a result (`page_url`, cleaned) from the browser's history: every raw
 /// entry merged into it. The index's `lookup` says which (the service worker's answer to
-/// [`Request::Entries`], read by [`rows::entry_lookup`]); only what it cannot tell — entries older
+/// [`Question::Entries`], read by [`rows::entry_lookup`]); only what it cannot tell — entries older
 /// than a build has reached, or all of them when it cannot answer — is searched for in the
 /// browser's history ([`rows::variants_text`], [`rows::variants`]). Says whether the history still
 /// held it; stops at the first entry the browser refuses to delete.
@@ -163,7 +163,7 @@ async fn browser_search(
 }
 
 /// The service worker's local index as a [`PageSource`] (AI mode's per-keyword retrieval:
-/// relevance order, one [`Request::Keyword`] per keyword). When the worker cannot give the whole
+/// relevance order, one [`Question::Keyword`] per keyword). When the worker cannot give the whole
 /// answer — its index is still being built and does not reach back to the period's start yet
 /// (`indexing: Some`), it answers anything else, or the message fails — the browser's own search
 /// ([`ChromeHistory`], with this source's excluded sites) answers instead. The excluded sites'
@@ -177,10 +177,11 @@ pub struct IndexedHistory<A> {
     index: A,
 }
 
-/// Who answers an [`IndexedHistory`]'s requests.
+/// Who answers an [`IndexedHistory`]'s questions.
 pub trait IndexAnswers {
-    /// The index's answer to `request`.
-    fn answer(&self, request: Request) -> impl Future<Output = Result<Response, ChromeError>>;
+    /// The index's answer to `question`; `None` when it may not answer (the excluded sites are
+    /// not known).
+    fn answer(&self, question: Question) -> impl Future<Output = Option<Answer>>;
 }
 
 impl<A: IndexAnswers> IndexedHistory<A> {
@@ -194,14 +195,14 @@ impl<A: IndexAnswers> PageSource for IndexedHistory<A> {
     type Error = ChromeError;
 
     async fn pages(&self, query: &PageQuery) -> Result<Vec<Page>, ChromeError> {
-        let request = Request::Keyword {
+        let question = Question::Keyword {
             keyword: query.text.clone(),
             sites: query.sites.clone(),
             start_ms: query.start_ms,
             limit: query.limit,
         };
-        match self.index.answer(request).await {
-            Ok(Response::Pages {
+        match self.index.answer(question).await {
+            Some(Answer::Pages {
                 mut pages,
                 indexing: None,
             }) => {

@@ -1,8 +1,8 @@
 //! `chrome.tabs`: opening a result (the popup's, or the address-bar keyword's, where Chrome says
 //! which tab).
 
-use history_chat_core::clean::is_openable;
 use history_chat_core::address::Disposition;
+use history_chat_core::clean::is_openable;
 use wasm_bindgen::prelude::*;
 
 use crate::ChromeError;

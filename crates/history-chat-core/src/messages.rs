@@ -6,10 +6,10 @@ use serde::{Deserialize, Serialize};
 use crate::ask::AskReply;
 use crate::history::Page;
 pub use crate::index::IndexProgress;
+use crate::index::host::Answer;
 use crate::period::Period;
 use crate::rows::Removal;
 use crate::semantic::{SemanticProgress, Words};
-use crate::site_filter::SiteFilter;
 
 /// While typing, topic search is asked this long after the words' answer is shown (and only if
 /// nothing was typed meanwhile): a question's embedding costs the model tens of milliseconds, which
@@ -85,21 +85,9 @@ pub enum Request {
         /// On or off.
         enabled: bool,
     },
-    /// AI mode's retrieval: the pages matching one keyword, most relevant first.
-    Keyword {
-        /// One keyword (never read for `site:` terms: it comes from a model).
-        keyword: String,
-        /// Only pages these sites allow: the question's filter.
-        #[serde(default, skip_serializing_if = "SiteFilter::is_empty")]
-        sites: SiteFilter,
-        /// Period start, ms since the Unix epoch.
-        start_ms: i64,
-        /// At most this many pages.
-        limit: usize,
-    },
     /// A result's "Remove from history", done by the worker so that it ends even if the popup
     /// closes meanwhile: every raw entry merged into the page `url` is deleted from the browser's
-    /// history (those the index holds, [`Request::Entries`], and a search of the browser's history
+    /// history (those the index holds, [`crate::index::host::Question::Entries`], and a search of the browser's history
     /// for what it cannot tell), then the page leaves the local index (saved soon after), topic
     /// search's vectors, a running AI search and the stored conversation, whatever
     /// `onVisitRemoved` decides for it. Answered with [`Response::Removed`], or
@@ -108,19 +96,6 @@ pub enum Request {
     Remove {
         /// The page's URL (cleaned, as shown; a raw URL is cleaned first). The whole page goes,
         /// every raw entry merged into it.
-        url: String,
-    },
-    /// The raw history entries merged into the page `url` (cleaned, as shown), as the index holds
-    /// them: [`Request::Remove`] asks them of the worker's own index, so that deleting the page
-    /// needs no search of the whole history. Answered with [`Response::Pages`] whose pages are
-    /// those entries — each with its raw URL, its own last visit and visit count, the page's title
-    /// — leaving out those only History Chat keeps (Chrome forgot them); `indexing: None` when they
-    /// are every entry the history holds for it, `Some` while the build does not reach back
-    /// further than its `since_ms` (older entries are the browser's to find).
-    /// [`Response::Indexing`] when the index cannot tell (not loaded, catching up, or the page is
-    /// of an excluded site). [`crate::rows::entry_lookup`] reads the answer.
-    Entries {
-        /// The page's URL (cleaned, as shown; a raw URL is cleaned first).
         url: String,
     },
     /// The options page: how many pages are kept after Chrome forgot them. Answered with
@@ -234,6 +209,22 @@ pub enum Response {
         /// A search was running, and is cancelled.
         cancelled: bool,
     },
+}
+
+impl From<Answer> for Response {
+    /// The index's answer as the pages read it. Whether its last save was refused is the
+    /// worker's to add ([`Response::Ready`]'s `storage_full`): the index never hears.
+    fn from(answer: Answer) -> Response {
+        match answer {
+            Answer::Ready { pages } => Response::Ready {
+                pages,
+                storage_full: false,
+            },
+            Answer::Indexing { progress } => Response::Indexing { progress },
+            Answer::Pages { pages, indexing } => Response::Pages { pages, indexing },
+            Answer::Kept { pages } => Response::Kept { pages },
+        }
+    }
 }
 
 /// The worker's answers the options page reads: [`Response`]'s variants of the same names, in the
@@ -421,71 +412,6 @@ mod tests {
             json!({"type": "browserSearch", "question": "site:github.com cte", "period": "7d", "nowMs": 9})
         );
         assert_eq!(serde_json::from_value::<Request>(value).unwrap(), request);
-    }
-
-    #[test]
-    fn progress_wording() {
-        const NOW: i64 = 1_780_000_000_000;
-        let day = crate::period::DAY_MS;
-        let rows: &[(usize, Option<i64>, &str)] = &[
-            (0, None, "Indexing your history…"),
-            (
-                1,
-                Some(NOW),
-                "Indexing your history: 1 page so far, back to just now…",
-            ),
-            (
-                12_345,
-                Some(NOW - 3 * day),
-                "Indexing your history: 12,345 pages so far, back to 3 days ago…",
-            ),
-            (
-                1_000_000,
-                Some(NOW - 3 * day),
-                "Indexing your history: 1,000,000 pages so far, back to 3 days ago…",
-            ),
-            (
-                999,
-                Some(NOW - 3 * day),
-                "Indexing your history: 999 pages so far, back to 3 days ago…",
-            ),
-        ];
-        for &(pages, since_ms, expected) in rows {
-            assert_eq!(IndexProgress { pages, since_ms }.status(NOW), expected);
-        }
-        let progress = IndexProgress {
-            pages: 10,
-            since_ms: Some(NOW - day),
-        };
-        assert!(progress.covers(NOW - day) && progress.covers(NOW));
-        assert!(!progress.covers(NOW - day - 1));
-        assert!(!IndexProgress::default().covers(i64::MAX));
-    }
-
-    #[test]
-    fn a_keyword_carries_its_site_filter_and_older_pages_send_none() {
-        let request = Request::Keyword {
-            keyword: "cte".into(),
-            sites: crate::site_filter::parse("site:github.com").filter,
-            start_ms: 5,
-            limit: 100,
-        };
-        let value = serde_json::to_value(&request).unwrap();
-        assert_eq!(
-            value,
-            json!({"type": "keyword", "keyword": "cte", "sites": {"include": [{"host": "github.com"}]}, "startMs": 5, "limit": 100})
-        );
-        assert_eq!(serde_json::from_value::<Request>(value).unwrap(), request);
-        let without = json!({"type": "keyword", "keyword": "cte", "startMs": 5, "limit": 100});
-        assert_eq!(
-            serde_json::from_value::<Request>(without).unwrap(),
-            Request::Keyword {
-                keyword: "cte".into(),
-                sites: SiteFilter::default(),
-                start_ms: 5,
-                limit: 100,
-            }
-        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! A row shows one cleaned page ([`crate::history::clean_and_merge`]): several raw history
 //! entries (`?utm_source=…`, `#section`, …) may have been merged into it. Removing the page
 //! deletes every one of them, so that no entry of it is left to bring it back. The worker's index
-//! knows them ([`crate::messages::Request::Entries`]); where it cannot tell them all (still
+//! knows them ([`crate::index::host::Question::Entries`]); where it cannot tell them all (still
 //! building, catching up), the browser's history is searched for the rest ([`entry_lookup`],
 //! [`variants_text`], [`variants`]).
 
@@ -15,7 +15,7 @@ use crate::address::Disposition;
 use crate::clean::clean_url;
 use crate::history::HistoryItem;
 use crate::i18n::plural;
-use crate::messages::Response;
+use crate::index::host::Answer;
 use crate::site_filter;
 
 /// The modifier keys (and the mouse button) of the event that opens a result.
@@ -98,16 +98,16 @@ pub enum EntrySearch {
     All,
 }
 
-/// Reads the worker's answer to [`crate::messages::Request::Entries`] (`None`: the message
-/// failed): a whole answer needs no search; one from a build that reaches back to `since_ms`
+/// Reads the index's answer to [`crate::index::host::Question::Entries`] (`None`: it refused,
+/// the excluded sites being unknown): a whole answer needs no search; one from a build that reaches back to `since_ms`
 /// searches only before it; anything else searches the whole history, as without an index.
-pub fn entry_lookup(answer: Option<Response>) -> EntryLookup {
+pub fn entry_lookup(answer: Option<Answer>) -> EntryLookup {
     let (pages, search) = match answer {
-        Some(Response::Pages {
+        Some(Answer::Pages {
             pages,
             indexing: None,
         }) => (pages, EntrySearch::Nothing),
-        Some(Response::Pages {
+        Some(Answer::Pages {
             pages,
             indexing: Some(progress),
         }) => match progress.since_ms {
@@ -306,7 +306,7 @@ mod tests {
             pages: 10,
             since_ms,
         };
-        let pages = |indexing| Response::Pages {
+        let pages = |indexing| Answer::Pages {
             pages: vec![entry.clone()],
             indexing,
         };
@@ -332,16 +332,14 @@ mod tests {
                 EntrySearch::All,
             ),
             (
-                Some(Response::Indexing {
+                Some(Answer::Indexing {
                     progress: progress(None),
                 }),
                 Vec::new(),
                 EntrySearch::All,
             ),
             (
-                Some(Response::Failed {
-                    message: "no".to_owned(),
-                }),
+                Some(Answer::Kept { pages: 3 }),
                 Vec::new(),
                 EntrySearch::All,
             ),

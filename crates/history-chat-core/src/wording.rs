@@ -86,3 +86,114 @@ fn unavailable(reason: UnavailableReason) -> String {
 fn pages(count: usize) -> String {
     plural("count_pages", i64::try_from(count).unwrap_or(i64::MAX), &[])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_progress_line_says_how_many_pages_and_how_far_back() {
+        const NOW: i64 = 1_780_000_000_000;
+        let day = crate::period::DAY_MS;
+        let rows: &[(usize, Option<i64>, &str)] = &[
+            (0, None, "Indexing your history…"),
+            (
+                1,
+                Some(NOW),
+                "Indexing your history: 1 page so far, back to just now…",
+            ),
+            (
+                12_345,
+                Some(NOW - 3 * day),
+                "Indexing your history: 12,345 pages so far, back to 3 days ago…",
+            ),
+            (
+                1_000_000,
+                Some(NOW - 3 * day),
+                "Indexing your history: 1,000,000 pages so far, back to 3 days ago…",
+            ),
+            (
+                999,
+                Some(NOW - 3 * day),
+                "Indexing your history: 999 pages so far, back to 3 days ago…",
+            ),
+        ];
+        for &(pages, since_ms, expected) in rows {
+            assert_eq!(IndexProgress { pages, since_ms }.status(NOW), expected);
+        }
+    }
+
+    #[test]
+    fn the_notices_say_whether_chrome_fills_in() {
+        let building = IndexProgress {
+            pages: 3,
+            since_ms: Some(5),
+        };
+        let rows: &[(String, &str)] = &[
+            (
+                IndexProgress::default().notice(),
+                "Indexing your history… meanwhile these come from Chrome's own search.",
+            ),
+            (
+                building.notice(),
+                "Indexing your history… Chrome's own search fills in the pages not indexed yet.",
+            ),
+            (
+                building.filling_in(),
+                "Indexing your history… Chrome's own search is filling in.",
+            ),
+        ];
+        for (said, expected) in rows {
+            assert_eq!(said, expected);
+        }
+    }
+
+    #[test]
+    fn topic_search_is_worded_for_the_options_page_and_quietly_for_the_popup() {
+        let progress = |status, understood, total| SemanticProgress {
+            status,
+            understood,
+            total,
+        };
+        let rows = [
+            (
+                progress(SemanticStatus::Off, 0, 0),
+                "Topic search is off.",
+                None,
+            ),
+            (
+                progress(SemanticStatus::Loading, 0, 0),
+                "Topic search is starting…",
+                Some("Topic search is starting…"),
+            ),
+            (
+                progress(SemanticStatus::Building, 1_234, 50_000),
+                "Understanding your history: 1,234 of 50,000 pages so far. What is understood is already searchable.",
+                Some("Topic search has understood 1,234 of 50,000 pages so far."),
+            ),
+            (
+                progress(SemanticStatus::Ready, 1, 1),
+                "Topic search is ready: 1 page understood.",
+                None,
+            ),
+            (
+                progress(
+                    SemanticStatus::Unavailable(UnavailableReason::ModelMissing),
+                    0,
+                    9,
+                ),
+                "Topic search is unavailable: the on-device model's file is missing from the extension (reinstall it). Word search still works.",
+                Some("Topic search is unavailable (see Options); word search works."),
+            ),
+            (
+                progress(SemanticStatus::StorageFull, 2, 9),
+                "Topic search is paused: the browser's storage for this extension is full. Free some space (or remove history), then reopen the browser; word search still works.",
+                Some("Topic search is paused: the browser's storage is full (see Options)."),
+            ),
+        ];
+        for (progress, options, popup) in rows {
+            assert_eq!(progress.options_line(), options, "{progress:?}");
+            assert_eq!(progress.popup_line().as_deref(), popup, "{progress:?}");
+        }
+    }
+}

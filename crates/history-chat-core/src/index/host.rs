@@ -81,12 +81,12 @@ use std::collections::HashSet;
 use crate::archive::{self, Removal};
 use crate::clean::clean_url;
 use crate::exclusions::Exclusions;
+use crate::history::Page;
 use crate::history::{HistoryItem, RemovedVisits};
 use crate::index::IndexProgress;
 use crate::index::{Hit, Index};
-use crate::messages::{Request, Response};
 use crate::period::{DAY_MS, HOUR_MS};
-use crate::site_filter;
+use crate::site_filter::{self, SiteFilter};
 
 /// Changes are saved this long after the first unsaved one: a burst of visits (a page with
 /// redirects, a session restore) costs one write, and Chrome keeps the worker alive far longer
@@ -137,7 +137,7 @@ pub const READ_RETRY_MS: u32 = 500;
 pub const EXPECTED_LOAD_MS: u32 = 500;
 
 /// How long a page waits for the index's answer before it has the browser's search answer instead
-/// ([`Request::BrowserSearch`], which the worker runs without the index). Twice
+/// (the browser's own search, which the worker runs without the index). Twice
 /// [`EXPECTED_LOAD_MS`]: the only time the worker makes a request wait is while it reads its
 /// snapshot; otherwise it answers in milliseconds, even mid-build.
 pub const WORKER_PATIENCE_MS: u32 = 2 * EXPECTED_LOAD_MS;
@@ -192,7 +192,7 @@ pub enum Event {
     /// Pages to remove whatever the expiry rule says (a forget asked by a page; also what a
     /// deletion by the user amounts to).
     Removed(RemovedVisits),
-    /// [`Request::Remove`], once the browser deleted the page: the user removed these pages
+    /// A result's "Remove from history", once the browser deleted the page: the user removed these pages
     /// (cleaned or raw URLs) from the browser's history. Each whole page goes at once, every raw
     /// entry merged into it, whatever [`Event::Removed`] would keep; like a removal it is applied
     /// again after a history read that was out when it came, and saved like any change. The
@@ -262,11 +262,78 @@ pub enum Action {
     WakeWaiters,
 }
 
-/// How [`Host::answer`] answers a request.
+/// What the index is asked: the worker maps the pages' requests onto these, and asks its own
+/// questions (AI mode's keywords, a removal's entries) directly.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Question {
+    /// The popup opened: load the index now if it is not loaded. [`Answer::Ready`] or
+    /// [`Answer::Indexing`].
+    Warm,
+    /// The pages matching what the user typed (`site:` terms read), best first. [`Answer::Pages`].
+    Search {
+        /// What the user typed.
+        query: String,
+        /// Period start, ms since the Unix epoch.
+        start_ms: i64,
+        /// At most this many pages.
+        limit: usize,
+    },
+    /// AI mode's retrieval: the pages matching one keyword, most relevant first.
+    /// [`Answer::Pages`].
+    Keyword {
+        /// One keyword (never read for `site:` terms: it comes from a model).
+        keyword: String,
+        /// Only pages these sites allow: the question's filter.
+        sites: SiteFilter,
+        /// Period start, ms since the Unix epoch.
+        start_ms: i64,
+        /// At most this many pages.
+        limit: usize,
+    },
+    /// The raw history entries merged into the page `url` (cleaned, as shown), as the index holds
+    /// them, so that deleting the page needs no search of the whole history ([`Host::answer`]
+    /// says when the index can tell). [`crate::rows::entry_lookup`] reads the answer.
+    Entries {
+        /// The page's URL (cleaned, as shown; a raw URL is cleaned first).
+        url: String,
+    },
+    /// How many pages are kept after Chrome forgot them. [`Answer::Kept`].
+    Kept,
+}
+
+/// The index's answer to a [`Question`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// The index is loaded and complete.
+    Ready {
+        /// Pages in the index.
+        pages: usize,
+    },
+    /// The index is still being loaded or built: use the browser's search meanwhile.
+    Indexing {
+        /// How far it has got.
+        progress: IndexProgress,
+    },
+    /// The pages found, best first.
+    Pages {
+        /// The pages.
+        pages: Vec<Page>,
+        /// `None`: the index covers the whole period asked, so this is the whole answer. `Some`:
+        /// it does not reach back to the period's start yet (the browser finds the older pages).
+        indexing: Option<IndexProgress>,
+    },
+    /// How many pages History Chat keeps that Chrome has forgotten.
+    Kept {
+        /// Pages only History Chat has.
+        pages: usize,
+    },
+}
+
+/// How [`Host::answer`] answers a question.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     /// This, now.
-    Now(Response),
+    Now(Answer),
     /// The snapshot is being read: ask again after [`Action::WakeWaiters`].
     AfterLoad,
 }
@@ -440,11 +507,11 @@ impl Host {
         actions
     }
 
-    /// Answers a page's request at `now_ms`.
-    pub fn answer(&self, request: &Request, now_ms: i64) -> Reply {
+    /// Answers `question` at `now_ms`.
+    pub fn answer(&self, question: &Question, now_ms: i64) -> Reply {
         let live = match &self.phase {
             Phase::Cold => {
-                return Reply::Now(Response::Indexing {
+                return Reply::Now(Answer::Indexing {
                     progress: IndexProgress::default(),
                 });
             }
@@ -462,20 +529,17 @@ impl Host {
             Coverage::Complete => None,
             Coverage::Building(_) => (!progress.covers(start_ms)).then_some(progress),
         };
-        let pages = |hits: Vec<Hit>, start_ms: i64| Response::Pages {
+        let pages = |hits: Vec<Hit>, start_ms: i64| Answer::Pages {
             pages: hits.into_iter().map(|hit| hit.page).collect(),
             indexing: partial(start_ms),
         };
-        Reply::Now(match request {
-            Request::Warm => match coverage {
+        Reply::Now(match question {
+            Question::Warm => match coverage {
                 // Whether the last save was refused is the worker's to say (the host never hears).
-                Coverage::Complete => Response::Ready {
-                    pages: index.len(),
-                    storage_full: false,
-                },
-                Coverage::Building(_) => Response::Indexing { progress },
+                Coverage::Complete => Answer::Ready { pages: index.len() },
+                Coverage::Building(_) => Answer::Indexing { progress },
             },
-            Request::Search {
+            Question::Search {
                 query,
                 start_ms,
                 limit,
@@ -486,7 +550,7 @@ impl Host {
                     *start_ms,
                 )
             }
-            Request::Keyword {
+            Question::Keyword {
                 keyword,
                 sites,
                 start_ms,
@@ -495,59 +559,39 @@ impl Host {
                 index.search_keyword_in(keyword, sites, *start_ms, now_ms, *limit),
                 *start_ms,
             ),
-            Request::Entries { url } => self.entries(index, coverage, pending.is_some(), url),
-            Request::KeptPages | Request::SetKeepForgotten { .. } | Request::ForgetKept => {
-                Response::Kept {
-                    pages: index.kept_len(),
-                }
-            }
-            // Topic search's requests are the semantic index's (`semantic::host`), not this one's.
-            Request::Understand { .. } | Request::SemanticState | Request::SetSemantic { .. } => {
-                Response::Failed {
-                    message: "The local index does not answer topic-search requests.".to_owned(),
-                }
-            }
-            // AI searches are the worker's `ask_host`'s.
-            Request::Ask { .. } | Request::CancelAsk { .. } => Response::Failed {
-                message: "The local index does not run AI searches.".to_owned(),
-            },
-            // The browser's search is the worker's, beside the index: it needs no index.
-            Request::BrowserSearch { .. } => Response::Failed {
-                message: "The local index does not search the browser's history.".to_owned(),
-            },
-            // A change, not a question: the worker deletes the page, then feeds [`Event::Forget`].
-            Request::Remove { .. } => Response::Failed {
-                message: "Removing a page is a change of the index, not a question.".to_owned(),
+            Question::Entries { url } => self.entries(index, coverage, pending.is_some(), url),
+            Question::Kept => Answer::Kept {
+                pages: index.kept_len(),
             },
         })
     }
 
-    /// The answer to [`Request::Entries`]: the raw entries the index holds for the page at `url`,
+    /// The answer to [`Question::Entries`]: the raw entries the index holds for the page at `url`,
     /// with how far back they are every entry Chrome has. A complete index with no read out holds
     /// every entry (`indexing: None`); a build holds every entry last visited since its
     /// `since_ms` (`Some`, the browser finds the older ones). The index cannot tell before its
     /// first slice, while it catches up after a load (newer entries may be missing) or re-reads
     /// the history, nor for an excluded site (its pages never enter): then
-    /// [`Response::Indexing`], and the browser is searched. A URL that is not a web page has no
+    /// [`Answer::Indexing`], and the browser is searched. A URL that is not a web page has no
     /// entries.
-    fn entries(&self, index: &Index, coverage: &Coverage, reading: bool, url: &str) -> Response {
+    fn entries(&self, index: &Index, coverage: &Coverage, reading: bool, url: &str) -> Answer {
         let progress = self.progress();
         let Ok(page) = clean_url(url) else {
-            return Response::Pages {
+            return Answer::Pages {
                 pages: Vec::new(),
                 indexing: None,
             };
         };
         let indexing = match coverage {
-            _ if self.exclusions.excludes(page.as_str()) => return Response::Indexing { progress },
-            Coverage::Complete if reading => return Response::Indexing { progress },
+            _ if self.exclusions.excludes(page.as_str()) => return Answer::Indexing { progress },
+            Coverage::Complete if reading => return Answer::Indexing { progress },
             Coverage::Complete => None,
             Coverage::Building(Build { since_ms: None, .. }) => {
-                return Response::Indexing { progress };
+                return Answer::Indexing { progress };
             }
             Coverage::Building(_) => Some(progress),
         };
-        Response::Pages {
+        Answer::Pages {
             pages: index.entries_of(page.as_str()),
             indexing,
         }

@@ -21,3 +21,21 @@ impl IndexProgress {
         self.since_ms.is_some_and(|since| since <= start_ms)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_covers_a_period_that_starts_at_or_after_its_oldest_page() {
+        const NOW: i64 = 1_780_000_000_000;
+        let day = crate::period::DAY_MS;
+        let progress = IndexProgress {
+            pages: 10,
+            since_ms: Some(NOW - day),
+        };
+        assert!(progress.covers(NOW - day) && progress.covers(NOW));
+        assert!(!progress.covers(NOW - day - 1));
+        assert!(!IndexProgress::default().covers(i64::MAX));
+    }
+}

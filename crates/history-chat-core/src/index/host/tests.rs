@@ -4,7 +4,6 @@ use super::*;
 use crate::exclusions::Exclusions;
 use crate::history::Page;
 use crate::index::FORMAT_VERSION;
-use crate::period::Period;
 
 const NOW: i64 = 1_780_000_000_000;
 const MINUTE: i64 = 60 * 1000;
@@ -152,18 +151,18 @@ impl Sim {
         self.feed(Event::PersistDue);
     }
 
-    fn ask(&self, request: Request) -> Reply {
-        self.host.answer(&request, NOW)
+    fn ask(&self, question: Question) -> Reply {
+        self.host.answer(&question, NOW)
     }
 
     /// The search's pages and whether it was partial; panics when the host does not answer now.
     fn search(&self, query: &str, start_ms: i64) -> (Vec<String>, Option<IndexProgress>) {
-        match self.ask(Request::Search {
+        match self.ask(Question::Search {
             query: query.to_owned(),
             start_ms,
             limit: 10,
         }) {
-            Reply::Now(Response::Pages { pages, indexing }) => (urls(&pages), indexing),
+            Reply::Now(Answer::Pages { pages, indexing }) => (urls(&pages), indexing),
             other => panic!("no pages for {query:?}: {other:?}"),
         }
     }
@@ -212,8 +211,8 @@ fn clear_all() -> RemovedVisits {
 fn first_build_reads_slices_newest_first_and_recent_pages_are_searchable_first() {
     let mut sim = Sim::new(history());
     assert_eq!(
-        sim.ask(Request::Warm),
-        Reply::Now(Response::Indexing {
+        sim.ask(Question::Warm),
+        Reply::Now(Answer::Indexing {
             progress: IndexProgress::default()
         }),
         "a cold host answers at once"
@@ -267,10 +266,9 @@ fn first_build_reads_slices_newest_first_and_recent_pages_are_searchable_first()
         "the same pages as one read of everything"
     );
     assert_eq!(
-        sim.ask(Request::Warm),
-        Reply::Now(Response::Ready {
+        sim.ask(Question::Warm),
+        Reply::Now(Answer::Ready {
             pages: Index::build(history()).len(),
-            storage_full: false,
         })
     );
 }
@@ -311,13 +309,13 @@ fn slices_aim_at_the_target_size() {
 
 #[test]
 fn a_request_in_each_state() {
-    let warm = || Request::Warm;
-    let search = || Request::Search {
+    let warm = || Question::Warm;
+    let search = || Question::Search {
         query: "creme".into(),
         start_ms: NOW - 7 * DAY_MS,
         limit: 5,
     };
-    let keyword = || Request::Keyword {
+    let keyword = || Question::Keyword {
         keyword: "recursive".into(),
         sites: Default::default(),
         start_ms: 0,
@@ -327,7 +325,7 @@ fn a_request_in_each_state() {
     let mut sim = Sim::new(history());
     for request in [warm(), search(), keyword()] {
         assert!(
-            matches!(sim.ask(request), Reply::Now(Response::Indexing { .. })),
+            matches!(sim.ask(request), Reply::Now(Answer::Indexing { .. })),
             "cold"
         );
     }
@@ -341,7 +339,7 @@ fn a_request_in_each_state() {
     assert_eq!(sim.wakes, 1, "the waiting requests are woken");
     assert_eq!(
         sim.ask(warm()),
-        Reply::Now(Response::Indexing {
+        Reply::Now(Answer::Indexing {
             progress: IndexProgress {
                 pages: 0,
                 since_ms: None
@@ -350,7 +348,7 @@ fn a_request_in_each_state() {
     );
     assert_eq!(
         sim.ask(search()),
-        Reply::Now(Response::Pages {
+        Reply::Now(Answer::Pages {
             pages: Vec::new(),
             indexing: Some(IndexProgress {
                 pages: 0,
@@ -367,24 +365,21 @@ fn a_request_in_each_state() {
     {
         sim.serve_next();
     }
-    let Reply::Now(Response::Pages { pages, indexing }) = sim.ask(search()) else {
+    let Reply::Now(Answer::Pages { pages, indexing }) = sim.ask(search()) else {
         panic!("pages expected");
     };
     assert_eq!((urls(&pages), indexing), (vec![CREME.to_owned()], None));
     assert!(matches!(
         sim.ask(keyword()),
-        Reply::Now(Response::Pages {
+        Reply::Now(Answer::Pages {
             indexing: Some(_),
             ..
         })
     ));
     // Ready.
     sim.serve_all();
-    assert!(matches!(
-        sim.ask(warm()),
-        Reply::Now(Response::Ready { .. })
-    ));
-    let Reply::Now(Response::Pages { pages, indexing }) = sim.ask(keyword()) else {
+    assert!(matches!(sim.ask(warm()), Reply::Now(Answer::Ready { .. })));
+    let Reply::Now(Answer::Pages { pages, indexing }) = sim.ask(keyword()) else {
         panic!("pages expected");
     };
     assert_eq!((urls(&pages), indexing), (vec![CTE.to_owned()], None));
@@ -401,7 +396,7 @@ fn a_saved_index_is_loaded_then_caught_up() {
         0,
     ));
     sim.feed(Event::Need);
-    assert_eq!(sim.ask(Request::Warm), Reply::AfterLoad);
+    assert_eq!(sim.ask(Question::Warm), Reply::AfterLoad);
     let during = item("https://new.example/during-load", "Orchid watering", 0);
     sim.browser.push(during.clone());
     sim.feed(Event::Visited(during));
@@ -598,10 +593,7 @@ fn a_failing_history_read_is_retried_then_given_up() {
     sim.serve(last, None);
     assert!(sim.reads.is_empty());
     assert!(
-        matches!(
-            sim.ask(Request::Warm),
-            Reply::Now(Response::Indexing { .. })
-        ),
+        matches!(sim.ask(Question::Warm), Reply::Now(Answer::Indexing { .. })),
         "cold again"
     );
     // The next need starts over, and works once history can be read.
@@ -712,13 +704,13 @@ fn a_search_reads_the_questions_site_terms_and_a_keyword_its_filter() {
     assert!(!sim.finds("-site:cuisine.example creme", CREME));
     assert!(sim.search("site:nowhere.example creme", 0).0.is_empty());
     // A keyword is never read for `site:` terms; its filter comes with it.
-    let keyword = |keyword: &str, sites: &str| match sim.ask(Request::Keyword {
+    let keyword = |keyword: &str, sites: &str| match sim.ask(Question::Keyword {
         keyword: keyword.into(),
         sites: crate::site_filter::parse(sites).filter,
         start_ms: 0,
         limit: 10,
     }) {
-        Reply::Now(Response::Pages { pages, .. }) => urls(&pages),
+        Reply::Now(Answer::Pages { pages, .. }) => urls(&pages),
         other => panic!("{other:?}"),
     };
     assert_eq!(keyword("recursive", "site:blog.example"), [CTE]);
@@ -780,30 +772,6 @@ fn forgetting_a_page_the_index_does_not_hold_changes_nothing_else() {
     ]));
     assert_eq!(sim.host.index().map(Index::len), before);
     assert!(sim.finds("recursive", CTE));
-}
-
-#[test]
-fn requests_for_the_worker_itself_are_not_answered_as_questions() {
-    let sim = Sim::built(history());
-    let theirs = [
-        Request::Remove {
-            url: CREME.to_owned(),
-        },
-        Request::BrowserSearch {
-            question: "creme".to_owned(),
-            period: Period::Week,
-            now_ms: NOW,
-        },
-    ];
-    for request in theirs {
-        assert!(
-            matches!(
-                sim.ask(request.clone()),
-                Reply::Now(Response::Failed { .. })
-            ),
-            "{request:?}"
-        );
-    }
 }
 
 fn exclusions(text: &str) -> Event {
@@ -924,8 +892,8 @@ fn chrome_removes(sim: &mut Sim, urls: &[&str]) {
 }
 
 fn kept(sim: &Sim) -> usize {
-    match sim.ask(Request::KeptPages) {
-        Reply::Now(Response::Kept { pages }) => pages,
+    match sim.ask(Question::Kept) {
+        Reply::Now(Answer::Kept { pages }) => pages,
         other => panic!("no count of kept pages: {other:?}"),
     }
 }
@@ -1142,15 +1110,15 @@ fn a_rebuild_from_scratch_loses_the_kept_pages() {
 
 /// The raw entries the host gives for a page's removal, sorted; `None` when it cannot tell them.
 fn entries(sim: &Sim, url: &str) -> Option<(Vec<String>, Option<IndexProgress>)> {
-    match sim.ask(Request::Entries {
+    match sim.ask(Question::Entries {
         url: url.to_owned(),
     }) {
-        Reply::Now(Response::Pages { pages, indexing }) => {
+        Reply::Now(Answer::Pages { pages, indexing }) => {
             let mut urls = urls(&pages);
             urls.sort();
             Some((urls, indexing))
         }
-        Reply::Now(Response::Indexing { .. }) | Reply::AfterLoad => None,
+        Reply::Now(Answer::Indexing { .. }) | Reply::AfterLoad => None,
         other => panic!("no entries for {url}: {other:?}"),
     }
 }
