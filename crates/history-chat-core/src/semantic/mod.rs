@@ -47,8 +47,8 @@ pub use passage::{
 };
 pub use progress::{SemanticProgress, SemanticStatus, UnavailableReason};
 pub use quantised::Quantised;
-pub use record::{RECORD_VERSION, Record, RecordError};
-pub use vectors::{Entry, Scan, Vectors};
+pub use record::{Entry, RECORD_VERSION, Record, RecordError};
+pub use vectors::{Scan, Vectors};
 
 use crate::history::Page;
 use crate::index::{RRF_K, rrf};

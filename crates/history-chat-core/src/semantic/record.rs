@@ -15,7 +15,18 @@ use serde::{Deserialize, Serialize};
 
 use super::DIM;
 use super::quantised::Quantised;
-use super::vectors::Entry;
+
+/// What is kept for one page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The page's passage, embedded and quantised.
+    pub vector: Quantised,
+    /// [`super::page_hash`] of the page when its passage was embedded: when the page hashes
+    /// otherwise (its title came later, or changed), it is embedded again.
+    pub page_hash: u64,
+    /// The page's latest visit, ms since the Unix epoch: searches keep the pages of their period.
+    pub last_visit_ms: i64,
+}
 
 /// Version of the record format. Bump it whenever the body, the model, its prefix or the
 /// quantisation changes: a vector made by another model is meaningless here, so it is re-embedded,

@@ -17,20 +17,8 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::DIM;
 use super::quantised::{Quantised, dot_bytes, to_bytes};
-use super::record::{RecordError, RecordRef};
+use super::record::{Entry, RecordError, RecordRef};
 use crate::site_filter::SiteFilter;
-
-/// What is kept for one page.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
-    /// The page's passage, embedded and quantised.
-    pub vector: Quantised,
-    /// [`super::page_hash`] of the page when its passage was embedded: when the page hashes
-    /// otherwise (its title came later, or changed), it is embedded again.
-    pub page_hash: u64,
-    /// The page's latest visit, ms since the Unix epoch: searches keep the pages of their period.
-    pub last_visit_ms: i64,
-}
 
 /// What [`Vectors::scan`] found.
 #[derive(Debug, Clone, Default, PartialEq)]
