@@ -79,10 +79,36 @@ pub fn web_address(url: &str) -> Option<WebAddress<'_>> {
     })
 }
 
-impl WebAddress<'_> {
+impl<'a> WebAddress<'a> {
     /// The port, explicit or the scheme's default.
     pub fn port_or_default(&self) -> u16 {
         self.port.unwrap_or(if self.https { 443 } else { 80 })
+    }
+
+    /// The host as a name: an IPv6 address without its brackets (`::1`), anything else as
+    /// written. What the indexes read of the host.
+    pub fn host_name(&self) -> &'a str {
+        self.host
+            .strip_prefix('[')
+            .and_then(|v6| v6.strip_suffix(']'))
+            .unwrap_or(self.host)
+    }
+
+    /// The path, without the query and the fragment (perhaps empty).
+    pub fn path(&self) -> &'a str {
+        let end = self.rest.find(['?', '#']).unwrap_or(self.rest.len());
+        &self.rest[..end]
+    }
+
+    /// The query, without its `?` and the fragment (empty when there is none).
+    pub fn query(&self) -> &'a str {
+        let before_fragment = self
+            .rest
+            .split_once('#')
+            .map_or(self.rest, |(rest, _)| rest);
+        before_fragment
+            .split_once('?')
+            .map_or("", |(_, query)| query)
     }
 }
 
@@ -135,6 +161,48 @@ impl Disposition {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_indexes_read_a_host_name_a_path_and_a_query() {
+        // (address, host name, path, query): the one split the lexical and semantic indexes use.
+        let rows: &[(&str, &str, &str, &str)] = &[
+            (
+                "https://example.com/a/b?c=1&d=2",
+                "example.com",
+                "/a/b",
+                "c=1&d=2",
+            ),
+            ("https://example.com", "example.com", "", ""),
+            ("https://example.com?q=x", "example.com", "", "q=x"),
+            (
+                "https://example.com/p#f?not-a-query",
+                "example.com",
+                "/p",
+                "",
+            ),
+            ("https://example.com/p?q=1#f", "example.com", "/p", "q=1"),
+            ("http://user:pw@a.example:8080/x", "a.example", "/x", ""),
+            ("http://[::1]:8080/x?y=z", "::1", "/x", "y=z"),
+            ("http://[2001:db8::1]/", "2001:db8::1", "/", ""),
+            ("http://192.168.0.1:3000/admin", "192.168.0.1", "/admin", ""),
+            (
+                "https://xn--bcher-kva.de/b%C3%BCcher",
+                "xn--bcher-kva.de",
+                "/b%C3%BCcher",
+                "",
+            ),
+        ];
+        for &(url, host, path, query) in rows {
+            let Some(address) = web_address(url) else {
+                panic!("{url} is a web address");
+            };
+            assert_eq!(
+                (address.host_name(), address.path(), address.query()),
+                (host, path, query),
+                "{url}"
+            );
+        }
+    }
 
     #[test]
     fn web_addresses_are_split_and_everything_else_refused() {

@@ -47,6 +47,7 @@ pub use fuse::{RRF_K, fuse_with_browser, rrf};
 pub use persist::{FORMAT_VERSION, LoadError};
 pub use progress::IndexProgress;
 
+use crate::address::web_address;
 use crate::clean::clean_url;
 use crate::history::{HistoryItem, Page};
 use crate::percent::{InvalidUtf8, percent_decode};
@@ -159,21 +160,14 @@ enum Field {
 /// Calls `emit` with every indexed word of a page and the field it is in: the title (its first
 /// [`score::MAX_TITLE_BYTES`]), the host labels (minus the TLD and [`text::HOST_NOISE`]), the
 /// path segments (minus [`text::PATH_NOISE`]) and the query values. The URL is a cleaned one
-/// (`http(s)://host[:port]/path[?query]`, no fragment), split by hand: parsing it again would
-/// cost more than the whole tokenisation.
+/// (`http(s)://host[:port]/path[?query]`, no fragment), split as text ([`web_address`]): parsing
+/// it again would cost more than the whole tokenisation.
 fn page_words(scratch: &mut Scratch, title: &str, url: &str, mut emit: impl FnMut(&str, Field)) {
     let title = truncate(title, score::MAX_TITLE_BYTES);
     fold_words_with(scratch, title, Parts::Split, |w| emit(w, Field::Title));
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let (authority, rest) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
-    let host = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
-    let host = if host.starts_with('[') {
-        host.split_once(']').map_or(host, |(ip, _)| ip)
-    } else {
-        host.split_once(':').map_or(host, |(name, _)| name)
-    };
+    let (host, path, query) = web_address(url).map_or(("", "", ""), |address| {
+        (address.host_name(), address.path(), address.query())
+    });
     // Every label but the last (the TLD), unless the host is a single label (`localhost`).
     let labels = host.rsplit_once('.').map_or(host, |(labels, _)| labels);
     for label in labels.split('.') {
@@ -181,7 +175,6 @@ fn page_words(scratch: &mut Scratch, title: &str, url: &str, mut emit: impl FnMu
             fold_words_with(scratch, label, Parts::Split, |w| emit(w, Field::Host));
         }
     }
-    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
     for segment in path.split('/').filter(|s| !s.is_empty()) {
         let segment = percent_decode(segment, false, InvalidUtf8::Replace);
         fold_words_with(scratch, &segment, Parts::Split, |w| {

@@ -6,6 +6,7 @@
 //! drops what only identifies a page (numbers, ids, hashes, file types), so a page without a title
 //! still says something, and a page whose slug repeats its title costs a few characters more.
 
+use crate::address::web_address;
 use crate::history::Page;
 use crate::index::text::PATH_NOISE;
 use crate::percent::{InvalidUtf8, percent_decode};
@@ -140,16 +141,8 @@ fn push_title(out: &mut String, title: &str, budget: usize) {
 /// The host (no `www.`, no port, in Unicode) and the path's words, at most
 /// [`URL_PART_MAX_CHARS`] characters: words that do not fit are left out whole.
 fn url_part(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let (authority, rest) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
-    let host = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
-    let host = if host.starts_with('[') {
-        host.split_once(']').map_or(host, |(ip, _)| &ip[1..])
-    } else {
-        host.split_once(':').map_or(host, |(name, _)| name)
-    };
+    let (host, path) =
+        web_address(url).map_or(("", ""), |address| (address.host_name(), address.path()));
     let host = host.strip_prefix("www.").unwrap_or(host);
     let mut part = String::with_capacity(URL_PART_MAX_CHARS + 16);
     if host.contains("xn--") {
@@ -162,7 +155,6 @@ fn url_part(url: &str) -> String {
     // for about 50 words at most; beyond that, repeats are kept rather than allocating).
     let mut seen = [(0u16, 0u16); 64];
     let mut seen_len = 0;
-    let path = rest.split_once('?').map_or(rest, |(path, _)| path);
     for segment in path.split('/').filter(|s| !s.is_empty()) {
         let segment = percent_decode(segment, false, InvalidUtf8::Replace);
         for word in segment.split(is_path_separator) {
