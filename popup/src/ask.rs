@@ -13,14 +13,12 @@ use history_chat_core::ai::provider::Engine;
 use history_chat_core::ask::AskReply;
 use history_chat_core::conversation::StoredTurn;
 use history_chat_core::history::Page;
-use history_chat_core::index::fuse_with_browser;
-use history_chat_core::index::host::{BROWSER_SEARCH_DEBOUNCE_MS, WORKER_PATIENCE_MS};
-use history_chat_core::messages::{
-    IndexProgress, Request, Response, SEMANTIC_PAUSE_MS, SEMANTIC_POOL,
-};
+use history_chat_core::index::host::WORKER_PATIENCE_MS;
+use history_chat_core::messages::{IndexProgress, Request, Response};
 use history_chat_core::period::Period;
-use history_chat_core::search::RESULT_LIMIT;
-use history_chat_core::semantic::{Words, fuse_semantic};
+use history_chat_core::retrieval::{
+    Asker, Lexical, Pace, Retrieval, Source, SourceQuery, Sources, Stage, Step, Topics, retrieve,
+};
 use history_chat_core::t;
 
 use leptos::prelude::*;
@@ -142,181 +140,158 @@ pub(crate) struct LiveAnswer {
     pub(crate) filling: bool,
 }
 
-/// Topic search's answer to a question.
-struct Topics {
-    /// Its pages (perhaps none: nothing close enough, or it cannot answer).
-    pages: Vec<Page>,
-    /// Whether the words alone found a page: where the topic pages go.
-    words: Words,
-}
+/// The worker's lexical index, asked over the message channel.
+struct WorkerIndex;
 
-/// Topic search's answer to `query`.
-async fn understand(query: &str, start_ms: i64) -> Topics {
-    let request = Request::Understand {
-        query: query.to_owned(),
-        start_ms,
-        limit: SEMANTIC_POOL,
-    };
-    match ask_worker(&request).await {
-        Ok(Response::Understood { pages, words, .. }) => Topics { pages, words },
-        _ => Topics {
-            pages: Vec::new(),
-            words: Words::Found,
-        },
-    }
-}
+impl Source for WorkerIndex {
+    type Answer = Lexical;
 
-/// The words' answer with topic search's pages fused in, cut to what is shown.
-fn with_topics(lexical: &[Page], topics: &Topics) -> Vec<Page> {
-    let mut pages = fuse_semantic(lexical, &topics.pages, topics.words);
-    pages.truncate(RESULT_LIMIT);
-    pages
-}
-
-/// What the worker's index gives for a query at once.
-enum IndexAnswer {
-    /// The whole answer: the index covers the period.
-    Whole(Vec<Page>),
-    /// What it has so far (perhaps nothing), and how far it has got: the browser's search must
-    /// fill in.
-    Partial(Vec<Page>, IndexProgress),
-}
-
-/// Asks the worker's index for `query` over pages visited since `start_ms`.
-async fn index_search(query: &str, start_ms: i64) -> IndexAnswer {
-    let request = Request::Search {
-        query: query.to_owned(),
-        start_ms,
-        limit: RESULT_LIMIT,
-    };
-    let answer = match ask_worker_within(&request, WORKER_PATIENCE_MS).await {
-        Ok(answer) => answer,
-        // The browser's search answers instead; the console keeps why.
-        Err(error) => {
-            log::failure("asking the worker's index", &error);
-            None
+    async fn find(&self, query: &SourceQuery<'_>) -> Lexical {
+        let request = Request::Search {
+            query: query.question.to_owned(),
+            start_ms: query.start_ms,
+            limit: query.limit,
+        };
+        let answer = match ask_worker_within(&request, WORKER_PATIENCE_MS).await {
+            Ok(answer) => answer,
+            // The browser's search answers instead; the console keeps why.
+            Err(error) => {
+                log::failure("asking the worker's index", &error);
+                None
+            }
+        };
+        match answer {
+            Some(Response::Pages {
+                pages,
+                indexing: None,
+            }) => Lexical::Whole(pages),
+            Some(Response::Pages {
+                pages,
+                indexing: Some(progress),
+            }) => Lexical::Partial { pages, progress },
+            Some(Response::Indexing { progress }) => Lexical::Partial {
+                pages: Vec::new(),
+                progress,
+            },
+            // The worker failed or took too long: the browser's search alone.
+            Some(
+                Response::Ready { .. }
+                | Response::Failed { .. }
+                | Response::Understood { .. }
+                | Response::Semantic { .. }
+                | Response::Removed { .. }
+                | Response::Kept { .. }
+                | Response::Asked { .. }
+                | Response::Cancelling { .. },
+            )
+            | None => Lexical::Partial {
+                pages: Vec::new(),
+                progress: IndexProgress::default(),
+            },
         }
-    };
-    match answer {
-        Some(Response::Pages {
-            pages,
-            indexing: None,
-        }) => IndexAnswer::Whole(pages),
-        Some(Response::Pages {
-            pages,
-            indexing: Some(progress),
-        }) => IndexAnswer::Partial(pages, progress),
-        Some(Response::Indexing { progress }) => IndexAnswer::Partial(Vec::new(), progress),
-        // The worker failed or took too long: the browser's search alone.
-        Some(
-            Response::Ready { .. }
-            | Response::Failed { .. }
-            | Response::Understood { .. }
-            | Response::Semantic { .. }
-            | Response::Removed { .. }
-            | Response::Kept { .. }
-            | Response::Asked { .. }
-            | Response::Cancelling { .. },
-        )
-        | None => IndexAnswer::Partial(Vec::new(), IndexProgress::default()),
     }
 }
 
 /// The browser's own search of its history ([`Request::BrowserSearch`]), run by the worker (so the
-/// popup parses no URL); `Err` with why the history could not be read, or the worker asked.
-async fn browser_search(question: &str, period: Period, now_ms: i64) -> Result<Vec<Page>, String> {
-    let request = Request::BrowserSearch {
-        question: question.to_owned(),
-        period,
-        now_ms,
-    };
-    match ask_worker(&request).await {
-        Ok(Response::Pages { pages, .. }) => Ok(pages),
-        Ok(Response::Failed { message }) => Err(message),
-        // Not an answer to `BrowserSearch` (a worker of another version).
-        Ok(_) => Err(t!("worker_unexpected_reply")),
-        Err(error) => Err(error.to_string()),
+/// popup parses no URL). A failure leaves what the index has standing alone (the console keeps
+/// why), as typing goes on.
+struct BrowserSearch;
+
+impl Source for BrowserSearch {
+    type Answer = Result<Vec<Page>, String>;
+
+    async fn find(&self, query: &SourceQuery<'_>) -> Self::Answer {
+        let request = Request::BrowserSearch {
+            question: query.question.to_owned(),
+            period: query.period,
+            now_ms: query.now_ms,
+        };
+        let failure = match ask_worker(&request).await {
+            Ok(Response::Pages { pages, .. }) => return Ok(pages),
+            Ok(Response::Failed { message }) => message,
+            // Not an answer to `BrowserSearch` (a worker of another version).
+            Ok(_) => t!("worker_unexpected_reply"),
+            Err(error) => error.to_string(),
+        };
+        log::failure("the browser's search as you type", &failure);
+        Ok(Vec::new())
     }
 }
 
-/// The index's pages fused with the browser's, cut to what is shown.
-fn fill_in(index: &[Page], browser: &[Page]) -> Vec<Page> {
-    let mut pages = fuse_with_browser(index, browser);
-    pages.truncate(RESULT_LIMIT);
-    pages
+/// Topic search, run by the worker ([`Request::Understand`]); nothing when it cannot answer.
+struct TopicSearch;
+
+impl Source for TopicSearch {
+    type Answer = Topics;
+
+    async fn find(&self, query: &SourceQuery<'_>) -> Topics {
+        let request = Request::Understand {
+            query: query.question.to_owned(),
+            start_ms: query.start_ms,
+            limit: query.limit,
+        };
+        match ask_worker(&request).await {
+            Ok(Response::Understood { pages, words, .. }) => Topics { pages, words },
+            _ => Topics::none(),
+        }
+    }
 }
 
-/// Shows the matches for what is typed so far: the worker's index at once; when it cannot answer
-/// for the whole period, also — for the latest keystroke only (`current`), after a pause — the
-/// browser's search fused in; then, after another pause, topic search's pages fused in (never
-/// before the words' answer is shown).
+/// The popup as the plan's asker: pauses between keystrokes, drops a question typed over, and
+/// shows each step as the live answer.
+struct Typing<C, S> {
+    typed: String,
+    current: C,
+    show: S,
+}
+
+impl<C: Fn() -> bool, S: Fn(LiveAnswer)> Asker for Typing<C, S> {
+    fn wanted(&self) -> bool {
+        (self.current)()
+    }
+
+    async fn pause(&self, ms: u32) {
+        http::sleep(ms, &Cancel::new()).await;
+    }
+
+    fn show(&self, step: Step) {
+        (self.show)(LiveAnswer {
+            typed: self.typed.clone(),
+            pages: step.pages,
+            indexing: step.indexing,
+            filling: step.stage == Stage::FillingIn,
+        });
+    }
+}
+
+/// Shows the matches for what is typed so far, by the core's plan ([`retrieve`], paced as the
+/// user types): the worker's index at once; when it cannot answer for the whole period, the
+/// browser's search fused in after a pause; then, after another pause, topic search's pages fused
+/// in (never before the words' answer is shown) — each for the latest keystroke only.
 async fn live_search(
     typed: String,
     period: Period,
     current: impl Fn() -> bool,
     show: impl Fn(LiveAnswer),
 ) {
-    let now = now_ms();
-    let start_ms = period.start_ms(now);
-    let (shown, indexing) = match index_search(&typed, start_ms).await {
-        IndexAnswer::Whole(pages) => {
-            if !current() {
-                return;
-            }
-            show(LiveAnswer {
-                typed: typed.clone(),
-                pages: pages.clone(),
-                indexing: None,
-                filling: false,
-            });
-            (pages, None)
-        }
-        IndexAnswer::Partial(partial, progress) => {
-            if !current() {
-                return;
-            }
-            // At once: what the index has (perhaps nothing yet), saying that more is coming.
-            show(LiveAnswer {
-                typed: typed.clone(),
-                pages: partial.clone(),
-                indexing: Some(progress),
-                filling: true,
-            });
-            http::sleep(BROWSER_SEARCH_DEBOUNCE_MS, &Cancel::new()).await;
-            if !current() {
-                return;
-            }
-            let browser = browser_search(&typed, period, now)
-                .await
-                // What the index has stands alone; the console keeps why.
-                .unwrap_or_else(|reason| {
-                    log::failure("the browser's search as you type", &reason);
-                    Vec::new()
-                });
-            if !current() {
-                return;
-            }
-            let filled = fill_in(&partial, &browser);
-            show(LiveAnswer {
-                typed: typed.clone(),
-                pages: filled.clone(),
-                indexing: Some(progress),
-                filling: false,
-            });
-            (filled, Some(progress))
-        }
+    let retrieval = Retrieval {
+        question: &typed,
+        period,
+        now_ms: now_ms(),
+        pace: Pace::AsYouType,
     };
-    http::sleep(SEMANTIC_PAUSE_MS, &Cancel::new()).await;
-    if !current() {
-        return;
-    }
-    let topics = understand(&typed, start_ms).await;
-    if !topics.pages.is_empty() && current() {
-        show(LiveAnswer {
-            typed: typed.clone(),
-            pages: with_topics(&shown, &topics),
-            indexing,
-            filling: false,
-        });
+    let sources = Sources {
+        lexical: WorkerIndex,
+        browser: BrowserSearch,
+        topics: TopicSearch,
+    };
+    let asker = Typing {
+        typed: typed.clone(),
+        current,
+        show,
+    };
+    // Every source's failure is already handled by the source: the plan cannot fail here.
+    if let Err(reason) = retrieve(&retrieval, &sources, &asker).await {
+        log::failure("the search as you type", &reason);
     }
 }

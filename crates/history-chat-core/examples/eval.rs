@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release -p history-chat-core --example eval` (add `-- -v` to list every query).
 
-use history_chat_core::index::eval::{self, EvalHistory, EvalQuery, RECALL_AT};
+use history_chat_core::retrieval::eval::{self, EvalHistory, EvalQuery, RECALL_AT};
 
 fn main() {
     let verbose = std::env::args().any(|a| a == "-v");

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use history_chat_core::index::eval::{EvalEntry, EvalHistory};
+use history_chat_core::retrieval::eval::{EvalEntry, EvalHistory};
 
 /// `now` of the evaluation: 2026-11-30 00:00 UTC.
 const NOW_MS: i64 = 1_796_083_200_000;

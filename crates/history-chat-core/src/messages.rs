@@ -11,17 +11,6 @@ use crate::period::Period;
 use crate::rows::Removal;
 use crate::semantic::{SemanticProgress, Words};
 
-/// While typing, topic search is asked this long after the words' answer is shown (and only if
-/// nothing was typed meanwhile): a question's embedding costs the model tens of milliseconds, which
-/// is not worth spending on every keystroke, and the words' answer must never wait for it. Enter
-/// asks at once.
-pub const SEMANTIC_PAUSE_MS: u32 = 350;
-
-/// Topic search's pages fused with the words' answer: as deep as the lexical pool fused with the
-/// browser's ([`crate::index::eval::SMART_POOL`] is 50 there), so a page the model ranks 20th can
-/// still come up when the words also point at it; RRF makes the tail weigh little.
-pub const SEMANTIC_POOL: usize = 30;
-
 /// The worker gives up on a question's embedding after this long, and the words' answer stands
 /// alone: loading the model takes about a second, a question tens of milliseconds, and a batch of
 /// pages the model is running yields to a question after the page in hand.
@@ -155,7 +144,7 @@ pub enum Response {
         /// The pages.
         pages: Vec<Page>,
         /// Whether the words alone found a page of the period: how the asker fuses the pages in
-        /// ([`crate::semantic::fuse_semantic`]).
+        /// ([`crate::retrieval::fusion::fuse_semantic`]).
         #[serde(default)]
         words: Words,
         /// Topic search's state.

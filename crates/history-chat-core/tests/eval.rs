@@ -1,7 +1,7 @@
 //! The evaluation set as a regression test: the smart search must keep its recall targets.
 
 use history_chat_core::index::Index;
-use history_chat_core::index::eval::{self, EvalHistory, EvalQuery};
+use history_chat_core::retrieval::eval::{self, EvalHistory, EvalQuery};
 
 // The data is committed: failing to parse it is a test failure.
 #[allow(clippy::unwrap_used)]

@@ -22,13 +22,14 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use history_chat_core::history::{Page, clean_and_merge};
-use history_chat_core::index::eval::{EvalHistory, EvalQuery, RECALL_AT, SMART_POOL};
-use history_chat_core::index::{Index, RRF_K, fuse_with_browser, literal, rrf};
-use history_chat_core::messages::SEMANTIC_POOL;
+use history_chat_core::index::{Index, literal};
+use history_chat_core::retrieval::SEMANTIC_POOL;
+use history_chat_core::retrieval::eval::{EvalHistory, EvalQuery, RECALL_AT, SMART_POOL};
+use history_chat_core::retrieval::fusion::{RRF_K, fuse_semantic, fuse_with_browser, rrf};
 use history_chat_core::semantic::host::StandoutRule;
 use history_chat_core::semantic::{
     self, Entry, Quantised, SIMILARITY_FLOOR, SIMILARITY_MARGIN, STANDOUT_MIN_PAGES, STANDOUT_Z,
-    STANDOUT_Z_BESIDE_WORDS, Vectors, Words, fuse_semantic,
+    STANDOUT_Z_BESIDE_WORDS, Vectors, Words,
 };
 use history_chat_embedding::{DIM, Embedder, Kind};
 

@@ -22,7 +22,7 @@
 use std::time::Instant;
 
 use history_chat_core::history::clean_and_merge;
-use history_chat_core::index::eval::{EvalHistory, EvalQuery};
+use history_chat_core::retrieval::eval::{EvalHistory, EvalQuery};
 use history_chat_core::semantic;
 use history_chat_embedding::{Embedder, Kind};
 use serde_json::json;

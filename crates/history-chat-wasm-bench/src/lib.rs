@@ -11,14 +11,13 @@ use std::collections::{HashMap, VecDeque};
 use history_chat_core::history::{HistoryItem, Page, clean_and_merge};
 use history_chat_core::index::Index;
 use history_chat_core::index::host::{Action, Event, HistoryRead, Host};
-use history_chat_core::messages::SEMANTIC_POOL;
+use history_chat_core::retrieval::SEMANTIC_POOL;
+use history_chat_core::retrieval::fusion::fuse_semantic;
 use history_chat_core::search::RESULT_LIMIT;
 use history_chat_core::semantic::host::{
     Event as SemanticEvent, STORE_CHUNK_RECORDS, StoredRecord,
 };
-use history_chat_core::semantic::{
-    DIM, Entry, Quantised, Record, SemanticHost, Words, fuse_semantic, page_hash,
-};
+use history_chat_core::semantic::{DIM, Entry, Quantised, Record, SemanticHost, Words, page_hash};
 use wasm_bindgen::prelude::*;
 
 #[path = "../../history-chat-core/examples/common/synth.rs"]

@@ -17,15 +17,12 @@
 //!   see `Index::same_stem`), and words one typo away
 //!   ([`typo`], words of [`score::TYPO_MIN_CHARS`] or more); the last word — the one being typed —
 //!   also matches as a prefix. Scoring is BM25F plus a small recency/visits prior ([`score`]).
-//! - [`rrf`] / [`fuse_with_browser`] merge the index's answer with the browser's literal one, so
-//!   nothing the browser finds is lost.
-//! - [`literal`] simulates the browser's matcher and [`eval`] measures both on a fixed set.
+//! - [`literal`] simulates the browser's matcher (`crate::retrieval::eval` measures the index
+//!   fused with it on a fixed set; the fusion is `crate::retrieval::fusion`'s).
 //!
 //! Everything is single-threaded, clock-free and I/O-free, so it runs the same in the extension's
 //! WebAssembly and in native tests.
 
-pub mod eval;
-mod fuse;
 pub mod host;
 pub mod journal;
 pub mod literal;
@@ -43,7 +40,6 @@ mod tokenisation_tests;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
-pub use fuse::{RRF_K, fuse_with_browser, rrf};
 pub use persist::{FORMAT_VERSION, LoadError};
 pub use progress::IndexProgress;
 

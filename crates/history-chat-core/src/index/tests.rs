@@ -392,55 +392,6 @@ fn clear_forgets_everything() {
 }
 
 #[test]
-fn rrf_scores_and_order() {
-    let list = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let fused = rrf(&[list(&["a", "b", "c"]), list(&["c", "d", "a"])], RRF_K);
-    let expected = [
-        ("a", 1.0 / 61.0 + 1.0 / 63.0),
-        ("c", 1.0 / 63.0 + 1.0 / 61.0),
-        ("b", 1.0 / 62.0),
-        ("d", 1.0 / 62.0),
-    ];
-    assert_eq!(fused.len(), expected.len());
-    for ((id, score), (e_id, e_score)) in fused.iter().zip(expected) {
-        assert_eq!(id, e_id);
-        assert!((score - e_score).abs() < 1e-12, "{id} {score} {e_score}");
-    }
-    assert!(rrf(&[], RRF_K).is_empty());
-    // A repeated id counts once per list, at its best rank.
-    let fused = rrf(&[list(&["a", "a", "b"])], RRF_K);
-    assert_eq!(fused[1], ("b".to_owned(), 1.0 / 63.0));
-}
-
-#[test]
-fn fusion_keeps_every_browser_result() {
-    let index = sample();
-    let page = |url: &str| Page {
-        url: url.to_owned(),
-        title: "from the browser".to_owned(),
-        last_visit_ms: NOW,
-        visit_count: 1,
-    };
-    let browser: Vec<Page> = (0..30)
-        .map(|i| page(&format!("https://b{i}.example/")))
-        .chain([page("https://blog.example/sql/recursive-ctes")])
-        .collect();
-    let hits: Vec<Page> = index
-        .search("recursive", 0, NOW, 10)
-        .into_iter()
-        .map(|hit| hit.page)
-        .collect();
-    let fused = fuse_with_browser(&hits, &browser);
-    for p in &browser {
-        assert!(fused.iter().any(|f| f.url == p.url), "{} lost", p.url);
-    }
-    // The page both found comes first, with the index's data.
-    assert_eq!(fused[0].url, "https://blog.example/sql/recursive-ctes");
-    assert_eq!(fused[0].title, "Recursive CTEs: handling cycles");
-    assert_eq!(fused.len(), 31);
-}
-
-#[test]
 fn persistence_round_trip() {
     let mut index = sample();
     index.upsert(item("https://blog.example/sql/recursive-ctes", "", 0, 1));

@@ -11,7 +11,7 @@
 //! - [`Quantised`]: a vector in 8 bits a component; [`Vectors`]: all of them in one flat arena,
 //!   scanned for a search ([`Vectors::search`], with [`SIMILARITY_FLOOR`]).
 //! - [`Record`]: one page's vector as stored in IndexedDB, versioned.
-//! - [`fuse_semantic`]: the lexical index's answer and the semantic one merged, as [`Words`] says:
+//! - `crate::retrieval::fusion::fuse_semantic`: the lexical index's answer and the semantic one merged, as [`Words`] says:
 //!   topic pages first when the words found nothing, by RRF beside a page the words found.
 //! - [`host`]: the index's life in the worker as a pure state machine (load the stored vectors,
 //!   embed the pages not understood yet newest first, a batch at a time, store, forget removed
@@ -36,8 +36,6 @@ mod quantised;
 mod record;
 mod vectors;
 
-use std::collections::{HashMap, HashSet};
-
 use serde::{Deserialize, Serialize};
 
 pub use host::SemanticHost;
@@ -49,9 +47,6 @@ pub use progress::{SemanticProgress, SemanticStatus, UnavailableReason};
 pub use quantised::Quantised;
 pub use record::{Entry, RECORD_VERSION, Record, RecordError};
 pub use vectors::{Scan, Vectors};
-
-use crate::history::Page;
-use crate::index::{RRF_K, rrf};
 
 /// Components of a vector (multilingual-e5-small's hidden size).
 pub const DIM: usize = 384;
@@ -104,7 +99,7 @@ pub fn is_understandable(question: &str) -> bool {
 
 /// What the words alone did for a question ([`crate::index::Hit::complete`]): it decides how far
 /// a topic page must stand out ([`STANDOUT_Z_BESIDE_WORDS`]) and where it goes in the answer
-/// ([`fuse_semantic`]).
+/// (`crate::retrieval::fusion::fuse_semantic`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Words {
@@ -117,58 +112,9 @@ pub enum Words {
     Found,
 }
 
-/// Fuses the lexical index's answer (best first) with the semantic one (most similar first); every
-/// page of both lists once, a page in both taken from the lexical one. The caller cuts to what it
-/// shows.
-///
-/// - [`Words::Found`]: by [`rrf`] with [`RRF_K`], as [`crate::index::fuse_with_browser`] does with
-///   the browser's: best fused score first, ties in the lexical list's favour.
-/// - [`Words::Missed`]: the semantic pages first, in their order, then the lexical ones. Measured
-///   on the evaluation set, topic questions find 0.46 of their pages in the first five this way,
-///   0.30 by RRF (which interleaves the pages sharing a stray word with the question), and no
-///   lexical kind loses anything.
-pub fn fuse_semantic(lexical: &[Page], semantic: &[Page], words: Words) -> Vec<Page> {
-    if words == Words::Missed {
-        let fresh: HashMap<&str, &Page> = lexical.iter().map(|p| (p.url.as_str(), p)).collect();
-        let mut seen = HashSet::new();
-        return semantic
-            .iter()
-            .map(|p| fresh.get(p.url.as_str()).copied().unwrap_or(p))
-            .chain(lexical)
-            .filter(|p| seen.insert(p.url.as_str()))
-            .cloned()
-            .collect();
-    }
-    let lists = [
-        lexical.iter().map(|p| p.url.clone()).collect::<Vec<_>>(),
-        semantic.iter().map(|p| p.url.clone()).collect::<Vec<_>>(),
-    ];
-    let mut pages: HashMap<&str, &Page> = HashMap::new();
-    for page in semantic.iter().chain(lexical) {
-        pages.insert(page.url.as_str(), page);
-    }
-    rrf(&lists, RRF_K)
-        .into_iter()
-        .filter_map(|(url, _)| pages.get(url.as_str()).map(|p| (*p).clone()))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn page(url: &str, title: &str) -> Page {
-        Page {
-            url: url.to_owned(),
-            title: title.to_owned(),
-            last_visit_ms: 0,
-            visit_count: 1,
-        }
-    }
-
-    fn urls(pages: &[Page]) -> Vec<&str> {
-        pages.iter().map(|p| p.url.as_str()).collect()
-    }
 
     #[test]
     fn only_questions_with_three_letters_or_digits_go_to_the_model() {
@@ -186,66 +132,6 @@ mod tests {
         ];
         for (question, want) in rows {
             assert_eq!(is_understandable(question), want, "{question:?}");
-        }
-    }
-
-    #[test]
-    fn fusion_keeps_every_page_and_rewards_agreement() {
-        let rows: &[(&[&str], &[&str], &[&str])] = &[
-            // In both lists beats first in one.
-            (&["a", "b", "c"], &["c", "d"], &["c", "a", "b", "d"]),
-            // Equal ranks: the lexical list's page first.
-            (&["a"], &["b"], &["a", "b"]),
-            (&[], &["x", "y"], &["x", "y"]),
-            (&["x", "y"], &[], &["x", "y"]),
-            (&[], &[], &[]),
-            // A list repeating a page counts its best rank once.
-            (&["a", "a", "b"], &["b"], &["b", "a"]),
-        ];
-        for &(lexical, semantic, want) in rows {
-            let lexical: Vec<Page> = lexical.iter().map(|u| page(u, "lexical")).collect();
-            let semantic: Vec<Page> = semantic.iter().map(|u| page(u, "semantic")).collect();
-            let fused = fuse_semantic(&lexical, &semantic, Words::Found);
-            assert_eq!(urls(&fused), want, "{lexical:?} {semantic:?}");
-        }
-    }
-
-    #[test]
-    fn when_the_words_missed_topic_pages_lead_and_every_page_comes_once() {
-        let rows: &[(&[&str], &[&str], &[&str])] = &[
-            (&["a", "b", "c"], &["c", "d"], &["c", "d", "a", "b"]),
-            (&["a"], &["b"], &["b", "a"]),
-            (&[], &["x", "y"], &["x", "y"]),
-            (&["x", "y"], &[], &["x", "y"]),
-            (&[], &[], &[]),
-            (&["a", "a", "b"], &["b", "b"], &["b", "a"]),
-        ];
-        for &(lexical, semantic, want) in rows {
-            let lexical: Vec<Page> = lexical.iter().map(|u| page(u, "lexical")).collect();
-            let semantic: Vec<Page> = semantic.iter().map(|u| page(u, "semantic")).collect();
-            let fused = fuse_semantic(&lexical, &semantic, Words::Missed);
-            assert_eq!(urls(&fused), want, "{lexical:?} {semantic:?}");
-        }
-    }
-
-    #[test]
-    fn a_page_in_both_lists_is_the_lexical_one() {
-        for words in [Words::Found, Words::Missed] {
-            let fused = fuse_semantic(
-                &[page("https://a.example/", "Fresh title")],
-                &[
-                    page("https://b.example/", "B"),
-                    page("https://a.example/", "Stale title"),
-                ],
-                words,
-            );
-            let a = fused.iter().find(|p| p.url == "https://a.example/");
-            assert_eq!(
-                a.map(|p| p.title.as_str()),
-                Some("Fresh title"),
-                "{words:?}"
-            );
-            assert_eq!(fused.len(), 2, "{words:?}");
         }
     }
 }

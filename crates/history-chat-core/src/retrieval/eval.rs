@@ -7,8 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Index, fuse_with_browser, literal};
+use super::fusion::fuse_with_browser;
 use crate::history::HistoryItem;
+use crate::index::{Index, literal};
 
 /// Recall is measured on this many results: what the popup shows without scrolling.
 pub const RECALL_AT: usize = 5;
