@@ -37,8 +37,8 @@ use history_chat_core::settings::KnownSettings;
 use history_chat_core::site_filter::SiteFilter;
 use wasm_bindgen_futures::spawn_local;
 
-use crate::removals;
-use crate::{semantic_host, settings_host};
+use crate::events::{self, Event as Told};
+use crate::{removals, settings_host};
 
 /// IndexedDB key of the snapshot.
 const SNAPSHOT_KEY: &str = "history-index";
@@ -245,9 +245,9 @@ fn forget_pages(pages: Vec<String>) -> RemovedVisits {
         all_history: false,
         urls: pages.clone(),
     };
-    crate::ask_host::removed_visits(&removed);
+    events::emit(Told::VisitsRemoved(removed.clone()));
     if !pages.is_empty() {
-        semantic_host::removed(Removal::Urls(pages));
+        events::emit(Told::PagesRemoved(Removal::Urls(pages)));
     }
     removed
 }
@@ -404,7 +404,7 @@ fn feed(event: Event) {
 /// index is there, then the pages an event touched (updated, or gone).
 fn follow(touched: Touched) {
     if matches!(touched, Touched::All) {
-        semantic_host::removed(Removal::All);
+        events::emit(Told::PagesRemoved(Removal::All));
         return;
     }
     let has_index = HOST.with_borrow(|host| host.index().is_some());
@@ -413,8 +413,8 @@ fn follow(touched: Touched) {
     }
     let first = !FOLLOWING.replace(true);
     if first {
-        semantic_host::pages(all_pages());
-        semantic_host::listed();
+        events::emit(Told::PagesIndexed(all_pages()));
+        events::emit(Told::PagesListed);
     }
     let Touched::Urls(urls) = touched else {
         return;
@@ -434,10 +434,10 @@ fn follow(touched: Touched) {
         (kept, gone)
     });
     if !first {
-        semantic_host::pages(kept);
+        events::emit(Told::PagesIndexed(kept));
     }
     if !gone.is_empty() {
-        semantic_host::removed(Removal::Urls(gone));
+        events::emit(Told::PagesRemoved(Removal::Urls(gone)));
     }
 }
 
@@ -493,7 +493,7 @@ fn perform(action: Action) {
         }
         Action::ForgetInConversation(removed) => {
             // The search running now writes its answer later: it must leave them out too.
-            crate::ask_host::removed_visits(&removed);
+            events::emit(Told::VisitsRemoved(removed.clone()));
             spawn_local(async move {
                 // A failure leaves old answers in place; the index and new answers are already right.
                 if let Err(error) = storage::forget_in_conversation(&removed).await {

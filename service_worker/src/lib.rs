@@ -16,6 +16,7 @@
 //! search of [`local_search`]), so that closing the popup does not end them.
 
 mod ask_host;
+mod events;
 mod index_host;
 mod local_search;
 mod omnibox;
@@ -23,6 +24,7 @@ mod removals;
 mod semantic_host;
 mod settings_host;
 
+use events::Event;
 use history_chat_bindings::{log, messages, storage};
 use history_chat_core::index::host::Question;
 use history_chat_core::messages::{Request, Response};
@@ -34,11 +36,28 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub fn start() {
     console_error_panic_hook::set_once();
+    events::install(dispatch);
     history_chat_bindings::i18n::install();
     history_chat_bindings::hosts::install();
     ask_host::start();
     removals::start();
     settings_host::start();
+}
+
+/// The one dispatcher of what a host tells the others ([`events`]): each event to the hosts that
+/// follow it.
+fn dispatch(event: Event) {
+    match event {
+        Event::SettingsKnown(known) => {
+            index_host::settings_known(&known);
+            semantic_host::settings_known(&known);
+        }
+        Event::Replay(entry) => index_host::replay(&entry),
+        Event::PagesIndexed(pages) => semantic_host::pages(pages),
+        Event::PagesListed => semantic_host::listed(),
+        Event::PagesRemoved(removal) => semantic_host::removed(removal),
+        Event::VisitsRemoved(removed) => ask_host::removed_visits(&removed),
+    }
 }
 
 /// `chrome.runtime.onConnect`: a popup's `ask` port, which hears how the AI search goes.

@@ -7,7 +7,7 @@
 //! `chrome.storage.local` (one item,
 //! [`STORAGE_KEY`](history_chat_core::index::journal::STORAGE_KEY)), one write at a time, so the last
 //! write ends with the last state. When the worker starts ([`start`]) the stored journal is read
-//! and each entry fed again with its own time ([`crate::index_host::replay`]); the snapshot's load
+//! and each entry fed again with its own time ([`Event::Replay`], applied by the lexical index); the snapshot's load
 //! waits for that ([`restored`]), so the removals are queued and applied to the loaded snapshot.
 //! A snapshot saved successfully holds every removal fed before its [`Action::Save`] was returned
 //! (the host is synchronous): those entries are dropped ([`mark`], [`saved`]), an unreadable
@@ -26,7 +26,7 @@ use history_chat_bindings::{log, now_ms, storage};
 use history_chat_core::index::journal::{Entry, Journal, Removal, SaveMark};
 use wasm_bindgen_futures::spawn_local;
 
-use crate::index_host;
+use crate::events::{self, Event};
 
 /// Where the journal's write stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +72,7 @@ pub fn start() {
         let replay = stored.clone();
         JOURNAL.with_borrow_mut(|journal| journal.restore(stored));
         for entry in &replay {
-            index_host::replay(entry);
+            events::emit(Event::Replay(entry.clone()));
         }
         RESTORED.set(true);
         for waiter in RESTORE_WAITERS.take() {

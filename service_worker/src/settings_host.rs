@@ -21,7 +21,7 @@ use history_chat_core::t;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
-use crate::{index_host, semantic_host};
+use crate::events::{self, Event};
 
 thread_local! {
     /// `None` until the first read has ended.
@@ -126,7 +126,8 @@ async fn remember(settings: Settings) {
     }
 }
 
-/// Makes `known` what the worker knows, wakes who waited for it, and passes it to both indexes.
+/// Makes `known` what the worker knows, wakes who waited for it, and tells both indexes
+/// ([`Event::SettingsKnown`]).
 fn adopt(known: KnownSettings) {
     if known.is_read() {
         FAILURES.set(0);
@@ -136,6 +137,5 @@ fn adopt(known: KnownSettings) {
         // The waiter may have gone (its request ended): nothing to tell it.
         let _ = waiter.send(());
     }
-    index_host::settings_known(&known);
-    semantic_host::settings_known(&known);
+    events::emit(Event::SettingsKnown(known));
 }
