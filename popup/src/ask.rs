@@ -24,7 +24,7 @@ use history_chat_core::t;
 use leptos::prelude::*;
 
 use crate::conversation::{finish_turn, refresh_availability};
-use crate::popup::{AlertMessage, State};
+use crate::state::{AlertMessage, LiveAnswer, State};
 
 /// Has the worker search `question` over `period`, its turn stored under `key`
 /// ([`Request::Ask`]), and shows what comes of it: a local answer at once; for a model's search,
@@ -124,20 +124,6 @@ pub(crate) async fn search_as_typed(state: State, typed: String, period: Period,
         state.live.set(Some(answer));
     };
     live_search(typed, period, current, show).await;
-}
-
-/// The matches shown while typing, before the question is committed.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct LiveAnswer {
-    /// What was typed (its `site:` terms are named when nothing matches).
-    pub(crate) typed: String,
-    /// The pages.
-    pub(crate) pages: Vec<Page>,
-    /// The index could not answer for the whole period (it is still being built, or the worker
-    /// did not answer): the browser's literal search fills in, and a notice says so.
-    pub(crate) indexing: Option<IndexProgress>,
-    /// What the index found so far, shown at once while the browser's search is still running.
-    pub(crate) filling: bool,
 }
 
 /// The worker's lexical index, asked over the message channel.

@@ -23,9 +23,8 @@ use history_chat_core::t;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::ask::LiveAnswer;
-use crate::popup::{AlertMessage, LIVE_LIST_ID, Retry, State};
 use crate::result_row::ResultItem;
+use crate::state::{AlertMessage, LIVE_LIST_ID, LiveAnswer, Retry, State};
 
 /// Reads the stored conversation (expired turns dropped, excluded sites' pages left out, as the
 /// settings say: read here too, so that this chunk need not wait for the shell's read) and shows it

@@ -11,11 +11,19 @@
 //! it has loaded; the conversation ([`conversation`], [`result_row`]) and asking the worker
 //! ([`ask`]) are chunks it fetches at once, the first time each is called.
 
+// Lowest first; each module uses only those above it in this list.
+/// What a question does: the worker's search, its cancel, the as-you-type retrieval plan.
 mod ask;
+/// The conversation and the as-you-type list, and how a finished turn is shown and stored.
 mod conversation;
+/// Arrow-key movement through the results.
 mod keyboard;
+/// The shell at the top: header, search box, period, status, alert; mounts the rest.
 mod popup;
+/// One result row: its link, actions, and where a click opens it.
 mod result_row;
+/// The state every part shares: signals, the alert's message, the as-you-type answer.
+mod state;
 
 use wasm_bindgen::prelude::*;
 

@@ -1,4 +1,4 @@
-//! The toolbar popup's shell: its state, the header (mode chip, clear, options), the click-started
+//! The toolbar popup's shell: the header (mode chip, clear, options), the click-started
 //! download of Chrome's model, the search box and period, the `site:` chips, the status line with
 //! its Cancel, and the alert. This is what the popup's first module holds, so the search box is
 //! usable once it has loaded; the rest arrives as lazily loaded chunks, fetched at once: the
@@ -9,9 +9,9 @@
 
 use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{log, nonce, now_ms, permissions, runtime, storage};
-use history_chat_core::ai::provider::{Availability, Engine, choose};
-use history_chat_core::ask::{Busy, RunningAsk};
-use history_chat_core::conversation::{StoredTurn, turn_key};
+use history_chat_core::ai::provider::{Availability, Engine};
+use history_chat_core::ask::Busy;
+use history_chat_core::conversation::turn_key;
 use history_chat_core::display::percent;
 use history_chat_core::period::Period;
 use history_chat_core::settings::Settings;
@@ -20,97 +20,14 @@ use history_chat_core::t;
 use std::collections::HashSet;
 
 use leptos::ev::{KeyboardEvent, SubmitEvent};
-use leptos::html::Input;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::ask::{self, LiveAnswer};
+use crate::ask;
 use crate::conversation;
 use crate::keyboard::{self, move_focus};
 use crate::result_row::{keys_of, open_result};
-
-/// The id of the as-you-type results' listbox (the search box's `aria-controls`).
-pub(crate) const LIVE_LIST_ID: &str = "live-results";
-
-/// The id of the `index`-th as-you-type result (the search box's `aria-activedescendant`).
-pub(crate) fn live_option_id(index: usize) -> String {
-    format!("live-option-{index}")
-}
-
-/// A failure the user must see (the `role="alert"` line), with a way to the options page when the
-/// fix is there.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct AlertMessage {
-    pub(crate) text: String,
-    pub(crate) offer_options: bool,
-}
-
-impl AlertMessage {
-    pub(crate) fn new(text: String) -> Option<AlertMessage> {
-        Some(AlertMessage {
-            text,
-            offer_options: false,
-        })
-    }
-}
-
-/// Everything the popup's parts share: its signals, one copyable handle (also the components'
-/// context). The lazily loaded parts take it as their one argument.
-#[derive(Clone, Copy)]
-pub(crate) struct State {
-    pub(crate) settings: RwSignal<Settings>,
-    pub(crate) period: RwSignal<Period>,
-    /// What the search box holds.
-    pub(crate) question: RwSignal<String>,
-    /// The conversation, newest turn first.
-    pub(crate) turns: RwSignal<Vec<StoredTurn>>,
-    /// A committed question is being answered (here or by the worker).
-    pub(crate) busy: RwSignal<bool>,
-    pub(crate) status: RwSignal<String>,
-    /// The AI search the worker runs (whichever popup asked)…
-    pub(crate) worker_ask: RwSignal<Option<RunningAsk>>,
-    /// … and whether the worker said yet.
-    pub(crate) ask_known: RwSignal<bool>,
-    /// The key of the worker's search this popup asked, so its question box is cleared when done.
-    pub(crate) asked_here: StoredValue<Option<String>>,
-    /// Cancel was clicked before the worker said which search it runs: sent once it says.
-    pub(crate) cancel_wanted: StoredValue<bool>,
-    /// The as-you-type matches, and the keystroke they answer (older answers are dropped).
-    pub(crate) live: RwSignal<Option<LiveAnswer>>,
-    pub(crate) live_seq: StoredValue<u64>,
-    /// What Chrome says of its built-in model (`None` until it has said).
-    pub(crate) availability: RwSignal<Option<Availability>>,
-    pub(crate) alert: WriteSignal<Option<AlertMessage>>,
-    /// Pages removed from history since the popup opened (cleaned URLs): never shown again, even
-    /// by a search that was running when they were removed.
-    pub(crate) removed: RwSignal<HashSet<String>>,
-    /// The highlighted as-you-type result (its URL), while the search box has the arrows.
-    pub(crate) highlight: RwSignal<Option<String>>,
-    pub(crate) search_box: NodeRef<Input>,
-    /// Where site icons come from (`chrome-extension://<id>/_favicon/`), once the optional
-    /// `favicon` permission is known to be granted; `None`: rows show the placeholder.
-    pub(crate) site_icons: RwSignal<Option<String>>,
-}
-
-impl State {
-    /// The engine that answers a committed question, as far as the popup knows.
-    pub(crate) fn engine(self) -> Engine {
-        let availability = self.availability.get().unwrap_or_default();
-        self.settings
-            .with(|s| choose(s.provider, s.has_api_key(), availability).engine)
-    }
-
-    /// Why on-device AI is not answering, when the user would want it to (one line).
-    pub(crate) fn device_note(self) -> Option<String> {
-        let known = self.availability.get()?;
-        let wanted = self.settings.with(|s| s.provider.may_use_device());
-        wanted.then(|| known.reason()).flatten()
-    }
-}
-
-/// "Retry" of an interrupted search: asks the question again in its period.
-#[derive(Clone, Copy)]
-pub(crate) struct Retry(pub(crate) Callback<(String, Period)>);
+use crate::state::{AlertMessage, LIVE_LIST_ID, Retry, State, live_option_id};
 
 /// The whole popup.
 #[component]

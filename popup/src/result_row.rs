@@ -19,7 +19,7 @@ use leptos::ev::{KeyboardEvent, MouseEvent};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::popup::{AlertMessage, State, live_option_id};
+use crate::state::{AlertMessage, State, live_option_id};
 
 /// How long "Copy link" says "Copied".
 const COPIED_MS: u32 = 1_500;
