@@ -14,7 +14,7 @@ use history_chat_core::ask::AskReply;
 use history_chat_core::conversation::StoredTurn;
 use history_chat_core::history::Page;
 use history_chat_core::index::host::WORKER_PATIENCE_MS;
-use history_chat_core::messages::{IndexProgress, Request, Response};
+use history_chat_core::messages::{Request, Response};
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
     Asker, Lexical, Pace, Retrieval, Source, SourceQuery, Sources, Stage, Step, Topics, retrieve,
@@ -146,35 +146,7 @@ impl Source for WorkerIndex {
                 None
             }
         };
-        match answer {
-            Some(Response::Pages {
-                pages,
-                indexing: None,
-            }) => Lexical::Whole(pages),
-            Some(Response::Pages {
-                pages,
-                indexing: Some(progress),
-            }) => Lexical::Partial { pages, progress },
-            Some(Response::Indexing { progress }) => Lexical::Partial {
-                pages: Vec::new(),
-                progress,
-            },
-            // The worker failed or took too long: the browser's search alone.
-            Some(
-                Response::Ready { .. }
-                | Response::Failed { .. }
-                | Response::Understood { .. }
-                | Response::Semantic { .. }
-                | Response::Removed { .. }
-                | Response::Kept { .. }
-                | Response::Asked { .. }
-                | Response::Cancelling { .. },
-            )
-            | None => Lexical::Partial {
-                pages: Vec::new(),
-                progress: IndexProgress::default(),
-            },
-        }
+        Lexical::of_index(answer.and_then(Response::into_index_answer))
     }
 }
 

@@ -6,7 +6,7 @@
 use history_chat_bindings::{http, log};
 use history_chat_core::conversation::{Turn, TurnError, TurnNote};
 use history_chat_core::history::Page;
-use history_chat_core::index::host::{Answer, Question, WORKER_PATIENCE_MS};
+use history_chat_core::index::host::{Question, WORKER_PATIENCE_MS};
 use history_chat_core::messages::Response;
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
@@ -90,25 +90,11 @@ impl Source for OwnIndex {
         // The index answers in milliseconds, even mid-build; only a snapshot being read makes it
         // wait, and then no longer than the browser's search takes.
         match http::within(WORKER_PATIENCE_MS, index_host::ask(question)).await {
-            Some(Ok(Answer::Pages {
-                pages,
-                indexing: None,
-            })) => Lexical::Whole(pages),
-            Some(Ok(Answer::Pages {
-                pages,
-                indexing: Some(progress),
-            })) => Lexical::Partial { pages, progress },
-            Some(Ok(Answer::Indexing { progress })) => Lexical::Partial {
-                pages: Vec::new(),
-                progress,
-            },
+            Some(Ok(answer)) => Lexical::of_index(Some(answer)),
             // Refused (the excluded sites are not known): the browser's search would be too.
             Some(Err(Response::Failed { message })) => Lexical::Refused(message),
             // The index could not answer, or not in time: the browser's search alone.
-            _ => Lexical::Partial {
-                pages: Vec::new(),
-                progress: Default::default(),
-            },
+            Some(Err(_)) | None => Lexical::of_index(None),
         }
     }
 }

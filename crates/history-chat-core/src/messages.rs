@@ -216,6 +216,25 @@ impl From<Answer> for Response {
     }
 }
 
+impl Response {
+    /// This answer as the index's, when it is one of the index's answers ([`From<Answer>`]'s
+    /// inverse); `None` for any other.
+    pub fn into_index_answer(self) -> Option<Answer> {
+        match self {
+            Response::Ready { pages, .. } => Some(Answer::Ready { pages }),
+            Response::Indexing { progress } => Some(Answer::Indexing { progress }),
+            Response::Pages { pages, indexing } => Some(Answer::Pages { pages, indexing }),
+            Response::Kept { pages } => Some(Answer::Kept { pages }),
+            Response::Understood { .. }
+            | Response::Semantic { .. }
+            | Response::Removed { .. }
+            | Response::Failed { .. }
+            | Response::Asked { .. }
+            | Response::Cancelling { .. } => None,
+        }
+    }
+}
+
 /// The worker's answers the options page reads: [`Response`]'s variants of the same names, in the
 /// same shape, and no other. The options page reads every answer as this, so it carries no reader
 /// of the others (a turn's, above all: about 11 KB gzip); any other answer reads as unreadable.
@@ -401,6 +420,34 @@ mod tests {
             json!({"type": "browserSearch", "question": "site:github.com cte", "period": "7d", "nowMs": 9})
         );
         assert_eq!(serde_json::from_value::<Request>(value).unwrap(), request);
+    }
+
+    #[test]
+    fn the_index_answers_cross_the_wire_and_back_and_no_other_reads_as_one() {
+        let answers = [
+            Answer::Ready { pages: 3 },
+            Answer::Indexing {
+                progress: IndexProgress::default(),
+            },
+            Answer::Pages {
+                pages: Vec::new(),
+                indexing: None,
+            },
+            Answer::Kept { pages: 2 },
+        ];
+        for answer in answers {
+            let response = Response::from(answer.clone());
+            assert_eq!(response.into_index_answer(), Some(answer));
+        }
+        let others = [
+            Response::Failed {
+                message: "x".into(),
+            },
+            Response::Cancelling { cancelled: false },
+        ];
+        for other in others {
+            assert_eq!(other.into_index_answer(), None);
+        }
     }
 
     #[test]

@@ -33,7 +33,7 @@ use std::future::Future;
 
 use crate::history::Page;
 use crate::index::IndexProgress;
-use crate::index::host::BROWSER_SEARCH_DEBOUNCE_MS;
+use crate::index::host::{Answer, BROWSER_SEARCH_DEBOUNCE_MS};
 use crate::period::Period;
 use crate::search::RESULT_LIMIT;
 use crate::semantic::Words;
@@ -118,6 +118,33 @@ pub enum Lexical {
     /// It may not answer, and no other source may either (the excluded sites are not known):
     /// why, for the user.
     Refused(String),
+}
+
+impl Lexical {
+    /// The index's answer to a search, as the plan reads it: pages covering the period are the
+    /// whole answer; pages from a build that does not reach back, or none while it cannot answer
+    /// yet, are partial. No answer (`None`: the worker could not be asked, or not in time, or
+    /// answered something else) is an empty partial answer: the browser's search alone.
+    pub fn of_index(answer: Option<Answer>) -> Lexical {
+        match answer {
+            Some(Answer::Pages {
+                pages,
+                indexing: None,
+            }) => Lexical::Whole(pages),
+            Some(Answer::Pages {
+                pages,
+                indexing: Some(progress),
+            }) => Lexical::Partial { pages, progress },
+            Some(Answer::Indexing { progress }) => Lexical::Partial {
+                pages: Vec::new(),
+                progress,
+            },
+            Some(Answer::Ready { .. } | Answer::Kept { .. }) | None => Lexical::Partial {
+                pages: Vec::new(),
+                progress: IndexProgress::default(),
+            },
+        }
+    }
 }
 
 /// Topic search's answer, most similar first.

@@ -318,3 +318,51 @@ fn every_answer_is_cut_to_what_is_shown() {
     };
     assert_eq!(pages.len(), RESULT_LIMIT);
 }
+
+#[test]
+fn the_index_answer_is_whole_only_when_it_covers_the_period() {
+    let rows = [
+        (
+            Some(Answer::Pages {
+                pages: pages(&["a"]),
+                indexing: None,
+            }),
+            Lexical::Whole(pages(&["a"])),
+        ),
+        (
+            Some(Answer::Pages {
+                pages: pages(&["a"]),
+                indexing: Some(PROGRESS),
+            }),
+            Lexical::Partial {
+                pages: pages(&["a"]),
+                progress: PROGRESS,
+            },
+        ),
+        (
+            Some(Answer::Indexing { progress: PROGRESS }),
+            Lexical::Partial {
+                pages: Vec::new(),
+                progress: PROGRESS,
+            },
+        ),
+        (
+            Some(Answer::Kept { pages: 3 }),
+            Lexical::Partial {
+                pages: Vec::new(),
+                progress: IndexProgress::default(),
+            },
+        ),
+        (
+            None,
+            Lexical::Partial {
+                pages: Vec::new(),
+                progress: IndexProgress::default(),
+            },
+        ),
+    ];
+    for (answer, want) in rows {
+        let described = format!("{answer:?}");
+        assert_eq!(Lexical::of_index(answer), want, "{described}");
+    }
+}
