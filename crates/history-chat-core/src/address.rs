@@ -28,25 +28,29 @@ const FORBIDDEN_IN_HOST: &[char] = &[
     ' ', '#', '%', '/', ':', '<', '>', '?', '@', '[', '\\', ']', '^', '|',
 ];
 
-/// Splits `url` when it is an `http` or `https` address with a host; `None` for anything else
-/// (another scheme, a relative path, no host, a character no host has, a port that is not a
-/// number). The scheme's case does not matter; ASCII spaces and control characters around the
-/// address are ignored, as the browser ignores them.
-///
-/// ```
-/// use history_chat_core::address::web_address;
-/// let address = web_address("https://user@例え.jp:8443/a?b#c").unwrap();
-/// assert_eq!((address.host, address.rest), ("例え.jp", "/a?b#c"));
-/// assert_eq!(web_address("javascript:alert(1)"), None);
-/// ```
-pub fn web_address(url: &str) -> Option<WebAddress<'_>> {
-    let url = url.trim_matches(|c: char| c <= ' ');
-    let (https, after) = match url.split_once("://")? {
-        (scheme, after) if scheme.eq_ignore_ascii_case("https") => (true, after),
-        (scheme, after) if scheme.eq_ignore_ascii_case("http") => (false, after),
-        _ => return None,
-    };
-    let end = after.find(['/', '?', '#', '\\']).unwrap_or(after.len());
+/// An address's text cut at its scheme, host, port and the rest, judging no part: the one split
+/// of an address in the code. [`web_address`] judges the parts; the indexes read the cleaned
+/// addresses they are given through it directly ([`AddressText::host_name`], [`AddressText::path`],
+/// [`AddressText::query`]), as text, without paying for checks a cleaned URL always passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddressText<'a> {
+    /// What comes before `://`, as written.
+    pub scheme: &'a str,
+    /// The host as written (user name and port left out): an IPv6 address keeps its brackets.
+    pub host: &'a str,
+    /// The port's text after `:`, when there is one (perhaps empty, perhaps not digits).
+    pub port: Option<&'a str>,
+    /// What follows the host and port: the path, the query, the fragment (perhaps empty).
+    pub rest: &'a str,
+}
+
+/// Cuts `url` into its parts; `None` when it has no `://`, or an IPv6 host without its `]` or
+/// with something other than a port after it.
+pub fn split_address(url: &str) -> Option<AddressText<'_>> {
+    let (scheme, after) = url.split_once("://")?;
+    let end = (after.bytes())
+        .position(|b| matches!(b, b'/' | b'?' | b'#' | b'\\'))
+        .unwrap_or(after.len());
     let (authority, rest) = after.split_at(end);
     let host_and_port = authority
         .rsplit_once('@')
@@ -64,6 +68,74 @@ pub fn web_address(url: &str) -> Option<WebAddress<'_>> {
             None => (host_and_port, None),
         },
     };
+    Some(AddressText {
+        scheme,
+        host,
+        port,
+        rest,
+    })
+}
+
+impl<'a> AddressText<'a> {
+    /// The host as a name: an IPv6 address without its brackets (`::1`), anything else as
+    /// written. What the indexes read of the host.
+    pub fn host_name(&self) -> &'a str {
+        self.host
+            .strip_prefix('[')
+            .and_then(|v6| v6.strip_suffix(']'))
+            .unwrap_or(self.host)
+    }
+
+    /// The path, without the query and the fragment (perhaps empty).
+    pub fn path(&self) -> &'a str {
+        self.path_and_query().0
+    }
+
+    /// The query, without its `?` and the fragment (empty when there is none).
+    pub fn query(&self) -> &'a str {
+        self.path_and_query().1
+    }
+
+    /// The path and the query at once, reading the rest once: what the lexical index reads of
+    /// every page it builds.
+    pub fn path_and_query(&self) -> (&'a str, &'a str) {
+        // Bytes, not chars: both are ASCII, and this runs over every page the index builds.
+        let end = (self.rest.bytes())
+            .position(|b| b == b'?' || b == b'#')
+            .unwrap_or(self.rest.len());
+        let (path, after) = self.rest.split_at(end);
+        let query = match after.strip_prefix('?') {
+            Some(query) => query.split_once('#').map_or(query, |(query, _)| query),
+            None => "",
+        };
+        (path, query)
+    }
+}
+
+/// Splits `url` when it is an `http` or `https` address with a host; `None` for anything else
+/// (another scheme, a relative path, no host, a character no host has, a port that is not a
+/// number). The scheme's case does not matter; ASCII spaces and control characters around the
+/// address are ignored, as the browser ignores them.
+///
+/// ```
+/// use history_chat_core::address::web_address;
+/// let address = web_address("https://user@例え.jp:8443/a?b#c").unwrap();
+/// assert_eq!((address.host, address.rest), ("例え.jp", "/a?b#c"));
+/// assert_eq!(web_address("javascript:alert(1)"), None);
+/// ```
+pub fn web_address(url: &str) -> Option<WebAddress<'_>> {
+    let url = url.trim_matches(|c: char| c <= ' ');
+    let AddressText {
+        scheme,
+        host,
+        port,
+        rest,
+    } = split_address(url)?;
+    let https = match scheme {
+        _ if scheme.eq_ignore_ascii_case("https") => true,
+        _ if scheme.eq_ignore_ascii_case("http") => false,
+        _ => return None,
+    };
     let plain_host = host.starts_with('[') || !host.contains(FORBIDDEN_IN_HOST);
     let plain = |c: char| !c.is_control() && c != ' ';
     let port = match port {
@@ -79,36 +151,10 @@ pub fn web_address(url: &str) -> Option<WebAddress<'_>> {
     })
 }
 
-impl<'a> WebAddress<'a> {
+impl WebAddress<'_> {
     /// The port, explicit or the scheme's default.
     pub fn port_or_default(&self) -> u16 {
         self.port.unwrap_or(if self.https { 443 } else { 80 })
-    }
-
-    /// The host as a name: an IPv6 address without its brackets (`::1`), anything else as
-    /// written. What the indexes read of the host.
-    pub fn host_name(&self) -> &'a str {
-        self.host
-            .strip_prefix('[')
-            .and_then(|v6| v6.strip_suffix(']'))
-            .unwrap_or(self.host)
-    }
-
-    /// The path, without the query and the fragment (perhaps empty).
-    pub fn path(&self) -> &'a str {
-        let end = self.rest.find(['?', '#']).unwrap_or(self.rest.len());
-        &self.rest[..end]
-    }
-
-    /// The query, without its `?` and the fragment (empty when there is none).
-    pub fn query(&self) -> &'a str {
-        let before_fragment = self
-            .rest
-            .split_once('#')
-            .map_or(self.rest, |(rest, _)| rest);
-        before_fragment
-            .split_once('?')
-            .map_or("", |(_, query)| query)
     }
 }
 
@@ -193,8 +239,8 @@ mod tests {
             ),
         ];
         for &(url, host, path, query) in rows {
-            let Some(address) = web_address(url) else {
-                panic!("{url} is a web address");
+            let Some(address) = split_address(url) else {
+                panic!("{url} splits");
             };
             assert_eq!(
                 (address.host_name(), address.path(), address.query()),

@@ -15,8 +15,8 @@
 //!   which is opened; an `http(s)` address typed in full is opened too; other text opens the index's
 //!   best match for it, as the default suggestion promised; an empty input, text with no searchable
 //!   word, or no match opens nothing. Only `http(s)` URLs are ever opened.
-//! - [`Disposition`] (in [`crate::address`]): where Chrome asks for the page (this tab, a new one in
-//!   front or behind).
+//! - [`Disposition`](crate::address::Disposition), among the addresses: where Chrome asks for the
+//!   page (this tab, a new one in front or behind).
 //!
 //! Nothing here, nor in the worker's handlers, makes a network request: the suggestions come from
 //! the local index alone, whatever the settings.

@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 pub use persist::{FORMAT_VERSION, LoadError};
 pub use progress::IndexProgress;
 
-use crate::address::web_address;
+use crate::address::split_address;
 use crate::clean::clean_url;
 use crate::history::{HistoryItem, Page};
 use crate::percent::{InvalidUtf8, percent_decode};
@@ -156,13 +156,13 @@ enum Field {
 /// Calls `emit` with every indexed word of a page and the field it is in: the title (its first
 /// [`score::MAX_TITLE_BYTES`]), the host labels (minus the TLD and [`text::HOST_NOISE`]), the
 /// path segments (minus [`text::PATH_NOISE`]) and the query values. The URL is a cleaned one
-/// (`http(s)://host[:port]/path[?query]`, no fragment), split as text ([`web_address`]): parsing
+/// (`http(s)://host[:port]/path[?query]`, no fragment), split as text ([`split_address`]): parsing
 /// it again would cost more than the whole tokenisation.
 fn page_words(scratch: &mut Scratch, title: &str, url: &str, mut emit: impl FnMut(&str, Field)) {
     let title = truncate(title, score::MAX_TITLE_BYTES);
     fold_words_with(scratch, title, Parts::Split, |w| emit(w, Field::Title));
-    let (host, path, query) = web_address(url).map_or(("", "", ""), |address| {
-        (address.host_name(), address.path(), address.query())
+    let (host, (path, query)) = split_address(url).map_or(("", ("", "")), |address| {
+        (address.host_name(), address.path_and_query())
     });
     // Every label but the last (the TLD), unless the host is a single label (`localhost`).
     let labels = host.rsplit_once('.').map_or(host, |(labels, _)| labels);

@@ -6,7 +6,7 @@
 //! drops what only identifies a page (numbers, ids, hashes, file types), so a page without a title
 //! still says something, and a page whose slug repeats its title costs a few characters more.
 
-use crate::address::web_address;
+use crate::address::split_address;
 use crate::history::Page;
 use crate::index::text::PATH_NOISE;
 use crate::percent::{InvalidUtf8, percent_decode};
@@ -142,7 +142,7 @@ fn push_title(out: &mut String, title: &str, budget: usize) {
 /// [`URL_PART_MAX_CHARS`] characters: words that do not fit are left out whole.
 fn url_part(url: &str) -> String {
     let (host, path) =
-        web_address(url).map_or(("", ""), |address| (address.host_name(), address.path()));
+        split_address(url).map_or(("", ""), |address| (address.host_name(), address.path()));
     let host = host.strip_prefix("www.").unwrap_or(host);
     let mut part = String::with_capacity(URL_PART_MAX_CHARS + 16);
     if host.contains("xn--") {
