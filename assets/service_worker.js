@@ -16,11 +16,11 @@ chrome.runtime.onInstalled.addListener(() => {
 chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   ready
     .then(() => worker.on_message(message))
-    // Response::Failed, externally tagged as every answer is, worded by the catalogue; the error
-    // itself goes to the console.
+    // Response::Failed, externally tagged as every answer is: a value (Failure::WorkerCrashed)
+    // the page words; the error itself goes to the console.
     .then(sendResponse, (error) => {
       report('answering a page')(error);
-      sendResponse({ failed: { message: chrome.i18n.getMessage('worker_crashed') } });
+      sendResponse({ failed: { failure: 'workerCrashed' } });
     });
   return true; // the answer comes asynchronously
 });

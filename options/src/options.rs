@@ -170,7 +170,7 @@ async fn ask_kept(request: Request, kept: RwSignal<Option<usize>>, feedback: Fee
                 _ => {}
             }
         }
-        Ok(OptionsAnswer::Failed { message }) => feedback.fail(message),
+        Ok(OptionsAnswer::Failed { failure }) => feedback.fail(failure.sentence()),
         Ok(_) => feedback.fail(t!("options_kept_no_answer")),
         Err(error) => {
             log::failure("asking the worker about kept pages", &error);

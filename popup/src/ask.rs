@@ -12,6 +12,7 @@ use history_chat_bindings::{log, now_ms};
 use history_chat_core::ai::provider::Engine;
 use history_chat_core::ask::AskReply;
 use history_chat_core::conversation::StoredTurn;
+use history_chat_core::failure::Failure;
 use history_chat_core::history::Page;
 use history_chat_core::index::host::WORKER_PATIENCE_MS;
 use history_chat_core::messages::{Request, Response};
@@ -82,11 +83,11 @@ pub(crate) async fn ask(state: State, key: String, question: String, period: Per
             }
         },
         // The worker could not read the settings: said, and the question stays in the box.
-        Ok(Response::Failed { message }) => message,
+        Ok(Response::Failed { failure }) => failure,
         // Not an answer to `Ask` (a worker of another version). Printing it would pull every
         // message type's `Debug` into the popup for a reason nobody acts on.
-        Ok(_) => t!("worker_unexpected_reply"),
-        Err(error) => error.to_string(),
+        Ok(_) => Failure::UnexpectedReply,
+        Err(error) => error.failure().into(),
     };
     state.asked_here.set_value(None);
     state
@@ -156,7 +157,7 @@ impl Source for WorkerIndex {
 struct BrowserSearch;
 
 impl Source for BrowserSearch {
-    type Answer = Result<Vec<Page>, String>;
+    type Answer = Result<Vec<Page>, Failure>;
 
     async fn find(&self, query: &SourceQuery<'_>) -> Self::Answer {
         let request = Request::BrowserSearch {
@@ -166,10 +167,10 @@ impl Source for BrowserSearch {
         };
         let failure = match ask_worker(&request).await {
             Ok(Response::Pages { pages, .. }) => return Ok(pages),
-            Ok(Response::Failed { message }) => message,
+            Ok(Response::Failed { failure }) => failure,
             // Not an answer to `BrowserSearch` (a worker of another version).
-            Ok(_) => t!("worker_unexpected_reply"),
-            Err(error) => error.to_string(),
+            Ok(_) => Failure::UnexpectedReply,
+            Err(error) => error.failure().into(),
         };
         log::failure("the browser's search as you type", &failure);
         Ok(Vec::new())

@@ -309,7 +309,7 @@ async fn follow_indexing(
             Ok(Response::Ready {
                 storage_full: true, ..
             }) => Some(t!("popup_index_storage_full")),
-            Ok(Response::Failed { message }) => Some(message.clone()),
+            Ok(Response::Failed { failure }) => Some(failure.sentence()),
             _ => None,
         };
         if note.try_set(said).is_some() {

@@ -9,6 +9,7 @@ use history_chat_core::archive;
 use history_chat_core::display::{
     FAVICON_SIZE, display_title, favicon_url, readable_url, relative_time,
 };
+use history_chat_core::failure::Failure;
 use history_chat_core::history::RankedPage;
 use history_chat_core::messages::{Request, Response};
 use history_chat_core::rows::{OpenKeys, open_disposition, removal_failed};
@@ -243,10 +244,10 @@ async fn remove_from_history(state: State, url: String, title: String) -> Result
             removal,
             conversation_error,
         }) => (removal, conversation_error),
-        Ok(Response::Failed { message }) => return Err(message),
+        Ok(Response::Failed { failure }) => return Err(removal_failed(&failure)),
         // Not an answer to `Remove` (a worker of another version): nothing is known to be done.
-        Ok(_) => return Err(removal_failed("unexpected reply")),
-        Err(error) => return Err(removal_failed(&error.to_string())),
+        Ok(_) => return Err(removal_failed(&Failure::UnexpectedReply)),
+        Err(error) => return Err(removal_failed(&error.failure().into())),
     };
     let _ = state
         .removed

@@ -15,6 +15,7 @@ use history_chat_bindings::history::{IndexAnswers, IndexedHistory};
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{log, nonce, now_ms, ports, runtime, storage};
+use history_chat_core::failure::Failure;
 use history_chat_core::ai::model::LanguageModel;
 use history_chat_core::ai::pipeline::{AiInput, ai_search};
 use history_chat_core::ai::provider::{Availability, Engine};
@@ -27,7 +28,6 @@ use history_chat_core::index::host::{Answer, Question};
 use history_chat_core::messages::Response;
 use history_chat_core::period::Period;
 use history_chat_core::settings::Settings;
-use history_chat_core::t;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
@@ -110,7 +110,7 @@ pub async fn ask(question: String, period: Period, key: String) -> Response {
         Err(error) => {
             log::failure("reading the settings for a question", &error);
             return Response::Failed {
-                message: t!("ask_settings_unreadable"),
+                failure: Failure::SettingsUnreadable,
             };
         }
     };

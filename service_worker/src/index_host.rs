@@ -21,6 +21,7 @@ use std::cell::{Cell, RefCell};
 use futures_channel::oneshot;
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::{history, idb, log, now_ms, storage};
+use history_chat_core::failure::Failure;
 use history_chat_core::clean::clean_url;
 use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::{HistoryItem, Page, RemovedVisits};
@@ -29,7 +30,7 @@ use history_chat_core::index::journal::{Entry as JournalEntry, Removal as Journa
 use history_chat_core::messages::Response;
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::SEMANTIC_POOL;
-use history_chat_core::rows::{self, removal_failed};
+use history_chat_core::rows;
 use history_chat_core::search::local_search;
 use history_chat_core::semantic::Words;
 use history_chat_core::semantic::host::Removal;
@@ -191,7 +192,7 @@ pub async fn remove(url: String) -> Response {
         Ok(removal) => removal,
         Err(error) => {
             return Response::Failed {
-                message: removal_failed(&error.to_string()),
+                failure: Failure::Browser(error.failure()),
             };
         }
     };
@@ -199,7 +200,7 @@ pub async fn remove(url: String) -> Response {
     let conversation_error = storage::forget_in_conversation(&removed)
         .await
         .err()
-        .map(|error| error.to_string());
+        .map(|error| error.failure());
     Response::Removed {
         removal,
         conversation_error,
@@ -220,7 +221,7 @@ pub async fn browser_search(question: &str, period: Period, now_ms: i64) -> Resp
             indexing: None,
         },
         Err(error) => Response::Failed {
-            message: error.to_string(),
+            failure: Failure::Browser(error.failure()),
         },
     }
 }

@@ -26,9 +26,9 @@ mod settings_host;
 
 use events::Event;
 use history_chat_bindings::{log, messages, storage};
+use history_chat_core::failure::Failure;
 use history_chat_core::index::host::Question;
 use history_chat_core::messages::{Request, Response};
-use history_chat_core::t;
 use wasm_bindgen::prelude::*;
 
 /// Sets up panic reporting and the UI language's catalogue; called once by the script right after
@@ -122,7 +122,9 @@ pub async fn on_message(message: JsValue) -> JsValue {
         }
         Ok(Request::KeptPages) => index_host::answer(Question::Kept).await,
         Err(error) => Response::Failed {
-            message: t!("worker_bad_request", error),
+            failure: Failure::BadRequest {
+                detail: error.to_string(),
+            },
         },
     };
     messages::write_response(&response)

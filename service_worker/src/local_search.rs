@@ -5,6 +5,7 @@
 
 use history_chat_bindings::{http, log};
 use history_chat_core::conversation::{Turn, TurnError, TurnNote};
+use history_chat_core::failure::Failure;
 use history_chat_core::history::Page;
 use history_chat_core::index::host::{Question, WORKER_PATIENCE_MS};
 use history_chat_core::messages::Response;
@@ -13,7 +14,6 @@ use history_chat_core::retrieval::{
     Asker, Lexical, Pace, Retrieval, Retrieved, Source, SourceQuery, Sources, Stage, Step, Topics,
     retrieve,
 };
-use history_chat_core::t;
 
 use crate::{index_host, semantic_host};
 
@@ -50,7 +50,7 @@ pub async fn answer(at_ms: i64, question: &str, period: Period, early: impl Fn(T
         Ok(Retrieved::Pages { pages, .. }) => Ok(pages),
         // A committed question is always wanted.
         Ok(Retrieved::Dropped) => Ok(Vec::new()),
-        Err(detail) => Err(TurnError::HistoryUnreadable { detail }),
+        Err(failure) => Err(TurnError::SearchFailed { failure }),
     };
     Turn::local(at_ms, question, period, outcome)
 }
@@ -92,7 +92,7 @@ impl Source for OwnIndex {
         match http::within(WORKER_PATIENCE_MS, index_host::ask(question)).await {
             Some(Ok(answer)) => Lexical::of_index(Some(answer)),
             // Refused (the excluded sites are not known): the browser's search would be too.
-            Some(Err(Response::Failed { message })) => Lexical::Refused(message),
+            Some(Err(Response::Failed { failure })) => Lexical::Refused(failure),
             // The index could not answer, or not in time: the browser's search alone.
             Some(Err(_)) | None => Lexical::of_index(None),
         }
@@ -103,14 +103,14 @@ impl Source for OwnIndex {
 struct BrowserSearch;
 
 impl Source for BrowserSearch {
-    type Answer = Result<Vec<Page>, String>;
+    type Answer = Result<Vec<Page>, Failure>;
 
     async fn find(&self, query: &SourceQuery<'_>) -> Self::Answer {
         let answer = index_host::browser_search(query.question, query.period, query.now_ms).await;
         let pages = match answer {
             Response::Pages { pages, .. } => Ok(pages),
-            Response::Failed { message } => Err(message),
-            _ => Err(t!("worker_unexpected_reply")),
+            Response::Failed { failure } => Err(failure),
+            _ => Err(Failure::UnexpectedReply),
         };
         // Beside pages the index found, the plan goes on without the browser's: the console
         // keeps why.

@@ -15,9 +15,9 @@ use std::cell::{Cell, RefCell};
 use futures_channel::oneshot;
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::{log, storage};
+use history_chat_core::failure::Failure;
 use history_chat_core::messages::Response;
 use history_chat_core::settings::{KnownSettings, Settings, retry_after_ms};
-use history_chat_core::t;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
@@ -80,7 +80,7 @@ pub async fn known() -> KnownSettings {
 /// The answer to a request that needs the excluded sites while they are not known.
 pub fn unknown_exclusions() -> Response {
     Response::Failed {
-        message: t!("worker_settings_unreadable"),
+        failure: Failure::ExclusionsUnknown,
     }
 }
 

@@ -32,7 +32,9 @@ pub const CORE_LAYERS: &[(&str, &[&str])] = &[
     // Words, addresses, numbers, time spans: what every part reads, using nothing of ours.
     (
         "primitives",
-        &["i18n", "lenient", "percent", "address", "period", "api_key"],
+        &[
+            "i18n", "lenient", "percent", "address", "period", "api_key", "failure",
+        ],
     ),
     // Browser history as History Chat understands it: cleaned pages, exclusions, kept pages, sites.
     (

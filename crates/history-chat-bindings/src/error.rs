@@ -1,4 +1,4 @@
-use history_chat_core::t;
+use history_chat_core::failure::BrowserFailure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -33,15 +33,25 @@ impl std::error::Error for ChromeError {}
 
 impl std::fmt::Display for ChromeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&match self {
-            ChromeError::Failed { api, .. } => t!("browser_refused", api),
-            ChromeError::QuotaExceeded { .. } => t!("browser_storage_full"),
-            ChromeError::Unreadable { api, .. } => t!("browser_unreadable", api),
-        })
+        self.failure().fmt(f)
     }
 }
 
 impl ChromeError {
+    /// The failure as the user is told of it (the protocol and stored turns carry this value;
+    /// the browser's words stay in the console).
+    pub fn failure(&self) -> BrowserFailure {
+        match self {
+            ChromeError::Failed { api, .. } => BrowserFailure::Refused {
+                api: (*api).to_owned(),
+            },
+            ChromeError::QuotaExceeded { .. } => BrowserFailure::StorageFull,
+            ChromeError::Unreadable { api, .. } => BrowserFailure::Unreadable {
+                api: (*api).to_owned(),
+            },
+        }
+    }
+
     /// Wraps what a JS call threw or rejected with, and logs the browser's words.
     pub(crate) fn failed(api: &'static str, thrown: JsValue) -> ChromeError {
         let (name, message) = match thrown.dyn_ref::<js_sys::Error>() {

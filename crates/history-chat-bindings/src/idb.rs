@@ -38,7 +38,7 @@ const VECTORS: &str = "indexedDB (vectors)";
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WriteError {
     /// The browser's storage quota for the extension is reached.
-    #[error("{}", history_chat_core::t!("browser_storage_full"))]
+    #[error("{}", history_chat_core::failure::BrowserFailure::StorageFull)]
     QuotaExceeded,
     /// Anything else.
     #[error(transparent)]

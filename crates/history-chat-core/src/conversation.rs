@@ -19,6 +19,7 @@ use crate::ai::pipeline::{AiAnswer, Notice};
 use crate::ai::provider::{Engine, Fallback};
 use crate::clean::clean_url;
 use crate::exclusions::Exclusions;
+use crate::failure::Failure;
 use crate::history::{Page, RankedPage, RemovedVisits};
 use crate::index::IndexProgress;
 use crate::lenient::or_default;
@@ -68,9 +69,15 @@ pub struct AiDetails {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum TurnError {
-    /// The browser's history could not be searched.
+    /// The history could not be searched, and why.
+    SearchFailed {
+        /// What went wrong.
+        failure: Failure,
+    },
+    /// The browser's history could not be searched, with the reason as an earlier version worded
+    /// it (this version stores [`TurnError::SearchFailed`]).
     HistoryUnreadable {
-        /// The browser's reason.
+        /// The reason, worded.
         detail: String,
     },
     /// The model failed; the turn holds what the pipeline's fallbacks found.
@@ -92,6 +99,7 @@ impl TurnError {
     /// failed.
     pub fn message(&self, engine: Engine) -> String {
         match self {
+            TurnError::SearchFailed { failure } => failure.sentence(),
             TurnError::HistoryUnreadable { detail } => t!("turn_history_unreadable", detail),
             TurnError::Model { failure } => failure.user_message(engine),
             TurnError::Cancelled => t!("failure_cancelled"),
@@ -612,6 +620,25 @@ mod tests {
                 json!("cancelled"),
                 "Search cancelled.",
             ),
+            (
+                TurnError::SearchFailed {
+                    failure: Failure::Browser(crate::failure::BrowserFailure::Refused {
+                        api: "chrome.history.search".into(),
+                    }),
+                },
+                Engine::Local,
+                json!({"searchFailed": {"failure": {"browser": {"refused": {"api": "chrome.history.search"}}}}}),
+                "Your history could not be searched (Chrome refused chrome.history.search). Try again in a moment.",
+            ),
+            (
+                TurnError::SearchFailed {
+                    failure: Failure::ExclusionsUnknown,
+                },
+                Engine::Local,
+                json!({"searchFailed": {"failure": "exclusionsUnknown"}}),
+                "History Chat could not read its settings, so it shows no pages for now: it must know which sites you excluded. It tries again by itself; ask again in a moment.",
+            ),
+            // As an earlier version stored it: its reason already worded.
             (
                 TurnError::HistoryUnreadable {
                     detail: "backend gone".into(),

@@ -17,6 +17,7 @@
 //!   and where Chrome asks for a page to open.
 //! - [`period`]: the search periods ("last 7 days") and their arithmetic.
 //! - [`api_key`]: the Gemini key as a type that cannot be printed.
+//! - [`failure`]: what went wrong, as values the wire and the stored turns carry.
 //!
 //! **History** — the browser's history as History Chat understands it:
 //! - [`clean`]: URL normalisation (what never reaches the user or a model).
@@ -59,6 +60,7 @@ mod percent;
 
 pub mod address;
 pub mod api_key;
+pub mod failure;
 pub mod period;
 
 pub mod archive;

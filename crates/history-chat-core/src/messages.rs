@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ask::AskReply;
+use crate::failure::{BrowserFailure, Failure};
 use crate::history::Page;
 pub use crate::index::IndexProgress;
 use crate::index::host::Answer;
@@ -176,12 +177,12 @@ pub enum Response {
         removal: Removal,
         /// Why the stored conversation could not be rewritten without it, when it could not (the
         /// answers on screen drop it all the same).
-        conversation_error: Option<String>,
+        conversation_error: Option<BrowserFailure>,
     },
-    /// Something went wrong in the worker.
+    /// The request could not be answered: why, as a value the page words for its context.
     Failed {
-        /// What, for the user.
-        message: String,
+        /// What went wrong.
+        failure: Failure,
     },
     /// How many pages History Chat keeps that Chrome has forgotten.
     Kept {
@@ -253,8 +254,8 @@ pub enum OptionsAnswer {
     },
     /// [`Response::Failed`].
     Failed {
-        /// What, for the user.
-        message: String,
+        /// What went wrong.
+        failure: Failure,
     },
 }
 
@@ -319,10 +320,21 @@ mod tests {
         );
         // `assets/service_worker.js` answers so itself when the module throws.
         assert_eq!(
-            serde_json::from_value::<Response>(json!({"failed": {"message": "Error: x"}})).unwrap(),
+            serde_json::from_value::<Response>(json!({"failed": {"failure": "workerCrashed"}}))
+                .unwrap(),
             Response::Failed {
-                message: "Error: x".into()
+                failure: Failure::WorkerCrashed
             }
+        );
+        // A failure is a value on the wire, never a sentence.
+        assert_eq!(
+            serde_json::to_value(Response::Failed {
+                failure: Failure::Browser(BrowserFailure::Refused {
+                    api: "chrome.history.search".into()
+                })
+            })
+            .unwrap(),
+            json!({"failed": {"failure": {"browser": {"refused": {"api": "chrome.history.search"}}}}})
         );
     }
 
@@ -348,10 +360,10 @@ mod tests {
             ),
             (
                 Response::Failed {
-                    message: "x".into(),
+                    failure: Failure::ExclusionsUnknown,
                 },
                 Some(OptionsAnswer::Failed {
-                    message: "x".into(),
+                    failure: Failure::ExclusionsUnknown,
                 }),
             ),
             (
@@ -393,8 +405,8 @@ mod tests {
             ),
             (
                 Removal::AlreadyGone,
-                Some("quota".to_owned()),
-                json!({"removed": {"removal": "alreadyGone", "conversationError": "quota"}}),
+                Some(BrowserFailure::StorageFull),
+                json!({"removed": {"removal": "alreadyGone", "conversationError": "storageFull"}}),
             ),
         ];
         for (removal, conversation_error, wire) in table {
@@ -441,7 +453,7 @@ mod tests {
         }
         let others = [
             Response::Failed {
-                message: "x".into(),
+                failure: Failure::UnexpectedReply,
             },
             Response::Cancelling { cancelled: false },
         ];

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::address::Disposition;
 use crate::clean::clean_url;
+use crate::failure::Failure;
 use crate::history::HistoryItem;
 use crate::i18n::plural;
 use crate::index::host::Answer;
@@ -180,15 +181,17 @@ impl Removal {
     }
 }
 
-/// The alert when the browser could not delete the page (`error` says why): nothing was taken
-/// out of the results, and trying again is safe.
-pub fn removal_failed(error: &str) -> String {
-    t!("rows_removal_failed", error)
+/// The alert when the page could not be removed (`failure` says why: the browser refused the
+/// deletion, or the worker could not be asked): nothing was taken out of the results, and trying
+/// again is safe.
+pub fn removal_failed(failure: &Failure) -> String {
+    t!("rows_removal_failed", failure)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::failure::BrowserFailure;
 
     fn item(url: &str) -> HistoryItem {
         HistoryItem {
@@ -407,8 +410,13 @@ mod tests {
             Removal::Removed.message("Recursive CTEs"),
             "Removed from your history: Recursive CTEs"
         );
-        let failed = removal_failed("the browser refused");
-        assert!(failed.contains("the browser refused"), "{failed}");
+        let failed = removal_failed(&Failure::Browser(BrowserFailure::Refused {
+            api: "chrome.history.deleteUrl".into(),
+        }));
+        assert!(
+            failed.contains("Chrome refused chrome.history.deleteUrl"),
+            "{failed}"
+        );
         assert!(failed.contains("try again"), "{failed}");
     }
 }

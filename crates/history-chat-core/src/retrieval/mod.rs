@@ -31,6 +31,7 @@ pub mod fusion;
 
 use std::future::Future;
 
+use crate::failure::Failure;
 use crate::history::Page;
 use crate::index::IndexProgress;
 use crate::index::host::{Answer, BROWSER_SEARCH_DEBOUNCE_MS};
@@ -116,8 +117,8 @@ pub enum Lexical {
         progress: IndexProgress,
     },
     /// It may not answer, and no other source may either (the excluded sites are not known):
-    /// why, for the user.
-    Refused(String),
+    /// why.
+    Refused(Failure),
 }
 
 impl Lexical {
@@ -228,18 +229,18 @@ pub enum Retrieved {
     Dropped,
 }
 
-/// Runs the plan for `retrieval` over `sources`, paced by and shown to `asker`. `Err` with why,
-/// for the user, when the history could not be searched at all (the index refused, or found
+/// Runs the plan for `retrieval` over `sources`, paced by and shown to `asker`. `Err` with why
+/// when the history could not be searched at all (the index refused, or found
 /// nothing and the browser's search failed); a failure of the browser's search beside pages the
 /// index found, or of topic search, leaves the pages found.
 pub async fn retrieve<L, B, T, A>(
     retrieval: &Retrieval<'_>,
     sources: &Sources<L, B, T>,
     asker: &A,
-) -> Result<Retrieved, String>
+) -> Result<Retrieved, Failure>
 where
     L: Source<Answer = Lexical>,
-    B: Source<Answer = Result<Vec<Page>, String>>,
+    B: Source<Answer = Result<Vec<Page>, Failure>>,
     T: Source<Answer = Topics>,
     A: Asker,
 {

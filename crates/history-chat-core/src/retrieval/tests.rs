@@ -1,6 +1,7 @@
 use std::cell::{Cell, RefCell};
 
 use super::*;
+use crate::failure::BrowserFailure;
 
 const NOW: i64 = 1_800_000_000_000;
 
@@ -81,13 +82,13 @@ impl Asker for Recorder<'_> {
 
 struct Case {
     lexical: Lexical,
-    browser: Result<Vec<Page>, String>,
+    browser: Result<Vec<Page>, Failure>,
     topics: Topics,
     pace: Pace,
     wanted_for: usize,
 }
 
-fn run(case: Case) -> (Result<Retrieved, String>, Vec<String>) {
+fn run(case: Case) -> (Result<Retrieved, Failure>, Vec<String>) {
     let log = Log::default();
     let sources = Sources {
         lexical: Fake {
@@ -120,7 +121,12 @@ fn run(case: Case) -> (Result<Retrieved, String>, Vec<String>) {
     (outcome, log.into_inner())
 }
 
-fn found(urls: &[&str], indexing: Option<IndexProgress>) -> Result<Retrieved, String> {
+/// The browser refused the call to `api`.
+fn refused(api: &str) -> Failure {
+    Failure::Browser(BrowserFailure::Refused { api: api.into() })
+}
+
+fn found(urls: &[&str], indexing: Option<IndexProgress>) -> Result<Retrieved, Failure> {
     Ok(Retrieved::Pages {
         pages: pages(urls),
         indexing,
@@ -147,7 +153,7 @@ fn the_plan_asks_fuses_and_cuts_as_each_source_answers() {
         pages: pages(urls),
         progress: PROGRESS,
     };
-    type Row<'a> = (&'a str, Case, Result<Retrieved, String>, &'a [&'a str]);
+    type Row<'a> = (&'a str, Case, Result<Retrieved, Failure>, &'a [&'a str]);
     let rows: Vec<Row> = vec![
         (
             "a whole index and no topic page: the words' answer, the browser never asked",
@@ -203,7 +209,7 @@ fn the_plan_asks_fuses_and_cuts_as_each_source_answers() {
         ),
         (
             "a partial index and a failing browser: what the index found stands",
-            committed(partial(&["a"]), Err("no".into()), Topics::none()),
+            committed(partial(&["a"]), Err(refused("no")), Topics::none()),
             found(&["a"], Some(PROGRESS)),
             &[
                 "lexical 25",
@@ -215,18 +221,18 @@ fn the_plan_asks_fuses_and_cuts_as_each_source_answers() {
         ),
         (
             "nothing indexed yet and a failing browser: the history could not be searched",
-            committed(partial(&[]), Err("unreadable".into()), Topics::none()),
-            Err("unreadable".into()),
+            committed(partial(&[]), Err(refused("unreadable")), Topics::none()),
+            Err(refused("unreadable")),
             &["lexical 25", "show FillingIn  true", "browser 25"],
         ),
         (
             "a refusal: no other source is asked",
             committed(
-                Lexical::Refused("settings unknown".into()),
+                Lexical::Refused(Failure::ExclusionsUnknown),
                 Ok(pages(&["x"])),
                 topics(&["t"], Words::Found),
             ),
-            Err("settings unknown".into()),
+            Err(Failure::ExclusionsUnknown),
             &["lexical 25"],
         ),
     ];
