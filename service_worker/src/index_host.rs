@@ -1,8 +1,10 @@
 //! Glue between the browser and the index's state machine ([`history_chat_core::index::host`]):
 //! feeds it what happens (the worker starting, history events, the answers to the reads it asked
-//! for, its save timer) and carries out what it says (read the IndexedDB snapshot, read a slice of
-//! `chrome.history`, set a timer, save, forget removed pages in the conversation). Every decision —
-//! when to load, build, catch up, save, how to answer — is the core's; this module only moves data.
+//! for, its save timer) and carries out what it says (tell topic search what changed, read the
+//! IndexedDB snapshot, read a slice of `chrome.history`, set a timer, save, forget removed pages
+//! in the conversation). A page's own removal is the core's plan ([`removal::plan`]) carried
+//! out here. Every decision — when to load, build, catch up, save, how to answer, what topic
+//! search follows, what a removal deletes — is the core's; this module only moves data.
 //!
 //! A page's request that arrives while the snapshot is read waits for the load to end (a ready
 //! signal, no polling); at any other time it is answered at once. The settings come from
@@ -21,19 +23,19 @@ use std::cell::{Cell, RefCell};
 use futures_channel::oneshot;
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::{history, idb, log, now_ms, storage};
-use history_chat_core::failure::Failure;
-use history_chat_core::clean::clean_url;
 use history_chat_core::exclusions::Exclusions;
+use history_chat_core::failure::Failure;
 use history_chat_core::history::{HistoryItem, Page, RemovedVisits};
-use history_chat_core::index::host::{Action, Answer, Event, Host, Question, Reply};
+use history_chat_core::index::host::{Action, Answer, Event, Followed, Host, Question, Reply};
 use history_chat_core::index::journal::{Entry as JournalEntry, Removal as JournalRemoval};
 use history_chat_core::messages::Response;
 use history_chat_core::period::Period;
+use history_chat_core::removal::{self, Forgetting};
 use history_chat_core::retrieval::SEMANTIC_POOL;
-use history_chat_core::rows;
+use history_chat_core::rows::Removal;
 use history_chat_core::search::local_search;
 use history_chat_core::semantic::Words;
-use history_chat_core::semantic::host::Removal;
+use history_chat_core::semantic::host::Removal as VectorRemoval;
 use history_chat_core::settings::KnownSettings;
 use history_chat_core::site_filter::SiteFilter;
 use wasm_bindgen_futures::spawn_local;
@@ -48,9 +50,6 @@ thread_local! {
     static HOST: RefCell<Host> = RefCell::new(Host::new());
     /// Requests waiting for the snapshot load to end.
     static WAITERS: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
-    /// Whether the semantic index has been given every page of the lexical one (then only
-    /// changes follow).
-    static FOLLOWING: Cell<bool> = const { Cell::new(false) };
     /// The excluded sites the index was given, once known (read, or remembered from the last read).
     static EXCLUSIONS: RefCell<Option<Exclusions>> = const { RefCell::new(None) };
     /// The snapshot's read, waiting for the excluded sites to be known.
@@ -152,7 +151,7 @@ pub fn replay(entry: &JournalEntry) {
     let JournalRemoval::Pages(pages) = &entry.removal else {
         return feed(entry.event());
     };
-    let removed = forget_pages(pages.clone());
+    let removed = forget(Forgetting::pages(pages.clone()));
     spawn_local(async move {
         if let Err(error) = storage::forget_in_conversation(&removed).await {
             log::failure(
@@ -181,14 +180,22 @@ pub async fn forget_kept() -> Response {
     answer(Question::Kept).await
 }
 
-/// [`Request::Remove`](history_chat_core::messages::Request::Remove): a result's "Remove from history". Deletes every raw entry of the page
-/// from the browser's history (those this index names, the rest searched for), then forgets the
-/// page ([`forget`]) and rewrites the stored conversation without it. Run here rather than in the
-/// popup, it ends even when the popup closes meanwhile. A deletion the browser refuses fails the
-/// whole removal, worded for the alert, with nothing else changed.
+/// [`Request::Remove`](history_chat_core::messages::Request::Remove): a result's "Remove from
+/// history", carried out as the core's plan says ([`removal::plan`], from what this index knows
+/// of the page's entries): the browser's history first, then the journal, then the indexes, a
+/// running search and the stored conversation ([`forget`]). Run here rather than in the popup,
+/// it ends even when the popup closes meanwhile. A deletion the browser refuses fails the whole
+/// removal, with nothing else changed.
 pub async fn remove(url: String) -> Response {
-    let entries = ask(Question::Entries { url: url.clone() }).await;
-    let removal = match history::delete_page(&url, rows::entry_lookup(entries.ok())).await {
+    let entries = ask(Question::Entries { url: url.clone() }).await.ok();
+    let Some(plan) = removal::plan(&url, entries) else {
+        // No web page: none was shown, and the history holds none to delete.
+        return Response::Removed {
+            removal: Removal::AlreadyGone,
+            conversation_error: None,
+        };
+    };
+    let removal = match history::delete_page(&plan.history).await {
         Ok(removal) => removal,
         Err(error) => {
             return Response::Failed {
@@ -196,7 +203,8 @@ pub async fn remove(url: String) -> Response {
             };
         }
     };
-    let removed = forget(&url);
+    removals::record(plan.journal, now_ms());
+    let removed = forget(plan.forget);
     let conversation_error = storage::forget_in_conversation(&removed)
         .await
         .err()
@@ -226,31 +234,21 @@ pub async fn browser_search(question: &str, period: Period, now_ms: i64) -> Resp
     }
 }
 
-/// The user removed the page at `url` from history: the lexical index drops the whole page now (or
-/// as soon as its snapshot is loaded, before any request is answered) and saves the change like any
-/// other; topic search deletes its vectors at once, whatever either index's phase; a running AI
-/// search leaves it out. Journaled first ([`crate::removals`]), so a restart before the snapshot
-/// is saved replays it. Gives what the conversation must forget.
-fn forget(url: &str) -> RemovedVisits {
-    let pages: Vec<String> = clean_url(url).ok().map(String::from).into_iter().collect();
-    if !pages.is_empty() {
-        removals::record(JournalRemoval::Pages(pages.clone()), now_ms());
-    }
-    forget_pages(pages)
-}
-
-/// [`forget`] of these cleaned URLs, once journaled.
-fn forget_pages(pages: Vec<String>) -> RemovedVisits {
-    feed(Event::Forget(pages.clone()));
-    let removed = RemovedVisits {
-        all_history: false,
-        urls: pages.clone(),
-    };
-    events::emit(Told::VisitsRemoved(removed.clone()));
-    if !pages.is_empty() {
-        events::emit(Told::PagesRemoved(Removal::Urls(pages)));
-    }
-    removed
+/// Carries out what the core decided removed pages leave behind ([`Forgetting`], once
+/// journaled): the lexical index drops the whole pages now (or as soon as its snapshot is loaded,
+/// before any request is answered) and saves the change like any other; topic search deletes
+/// their vectors at once, whatever either index's phase; a running AI search leaves them out.
+/// Gives what the stored conversation must forget.
+fn forget(forgetting: Forgetting) -> RemovedVisits {
+    let Forgetting {
+        index,
+        vectors,
+        conversation,
+    } = forgetting;
+    feed(index);
+    events::emit(Told::VisitsRemoved(conversation.clone()));
+    events::emit(Told::PagesRemoved(vectors));
+    conversation
 }
 
 /// Answers a page's question about the index, as the pages read it.
@@ -326,124 +324,39 @@ pub fn all_pages() -> Vec<Page> {
     })
 }
 
-/// What an event may change in the lexical index's pages, for the semantic index to follow.
-#[derive(Debug)]
-enum Touched {
-    Nothing,
-    All,
-    Urls(Vec<String>),
-}
-
-fn touched(event: &Event) -> Touched {
-    let cleaned = |raw: &[String]| {
-        raw.iter()
-            .filter_map(|url| clean_url(url).ok())
-            .map(|url| url.to_string())
-            .collect()
-    };
-    match event {
-        Event::HistoryRead {
-            items: Some(items), ..
-        } => {
-            let raw: Vec<String> = items.iter().map(|item| item.url.clone()).collect();
-            Touched::Urls(cleaned(&raw))
-        }
-        Event::Visited(item) => Touched::Urls(cleaned(std::slice::from_ref(&item.url))),
-        Event::Removed(removed) if removed.all_history => Touched::All,
-        Event::Removed(removed) | Event::VisitRemoved { removed, .. } => {
-            Touched::Urls(cleaned(&removed.urls))
-        }
-        Event::KeepForgotten(false) | Event::ForgetKept => Touched::Urls(
-            HOST.with_borrow(|host| host.index().map(|index| index.kept_urls()))
-                .unwrap_or_default(),
-        ),
-        _ => Touched::Nothing,
-    }
-}
-
-/// Adds to `touched` the pages a host's action forgets in the conversation: a removal judged only
-/// once the snapshot was loaded, or kept pages forgotten at the load.
-fn forgotten(touched: Touched, actions: &[Action]) -> Touched {
-    let mut urls = match touched {
-        Touched::All => return Touched::All,
-        Touched::Nothing => Vec::new(),
-        Touched::Urls(urls) => urls,
-    };
-    for action in actions {
-        if let Action::ForgetInConversation(removed) = action {
-            if removed.all_history {
-                return Touched::All;
-            }
-            urls.extend(
-                removed
-                    .urls
-                    .iter()
-                    .filter_map(|url| clean_url(url).ok())
-                    .map(|url| url.to_string()),
-            );
-        }
-    }
-    if urls.is_empty() {
-        Touched::Nothing
-    } else {
-        Touched::Urls(urls)
-    }
-}
-
 /// Hands `event` to the host, then carries out its actions (outside the host's borrow: an action
-/// may feed the next event), then tells the semantic index what changed.
+/// may feed the next event), the first of which tells topic search what changed.
 fn feed(event: Event) {
-    let touched = touched(&event);
     let actions = HOST.with_borrow_mut(|host| host.handle(event));
-    follow(forgotten(touched, &actions));
     for action in actions {
         perform(action);
     }
 }
 
-/// Passes the lexical index's changes on to the semantic index: every page the first time the
-/// index is there, then the pages an event touched (updated, or gone).
-fn follow(touched: Touched) {
-    if matches!(touched, Touched::All) {
-        events::emit(Told::PagesRemoved(Removal::All));
-        return;
-    }
-    let has_index = HOST.with_borrow(|host| host.index().is_some());
-    if !has_index {
-        return;
-    }
-    let first = !FOLLOWING.replace(true);
-    if first {
-        events::emit(Told::PagesIndexed(all_pages()));
-        events::emit(Told::PagesListed);
-    }
-    let Touched::Urls(urls) = touched else {
-        return;
-    };
-    let (kept, gone): (Vec<Page>, Vec<String>) = HOST.with_borrow(|host| {
-        let Some(index) = host.index() else {
-            return (Vec::new(), Vec::new());
-        };
-        let mut kept = Vec::new();
-        let mut gone = Vec::new();
-        for url in urls {
-            match index.page(&url) {
-                Some(page) => kept.push(page),
-                None => gone.push(url),
-            }
+/// Passes on to topic search what the lexical index says changed in its pages.
+fn follow(followed: Followed) {
+    let gone = match followed {
+        Followed::Cleared => return events::emit(Told::PagesRemoved(VectorRemoval::All)),
+        Followed::Listed { pages, gone } => {
+            events::emit(Told::PagesIndexed(pages));
+            events::emit(Told::PagesListed);
+            gone
         }
-        (kept, gone)
-    });
-    if !first {
-        events::emit(Told::PagesIndexed(kept));
-    }
+        Followed::Changed { indexed, gone } => {
+            if !indexed.is_empty() {
+                events::emit(Told::PagesIndexed(indexed));
+            }
+            gone
+        }
+    };
     if !gone.is_empty() {
-        events::emit(Told::PagesRemoved(Removal::Urls(gone)));
+        events::emit(Told::PagesRemoved(VectorRemoval::Urls(gone)));
     }
 }
 
 fn perform(action: Action) {
     match action {
+        Action::Follow(followed) => follow(followed),
         Action::ReadSnapshot => spawn_local(async {
             // The excluded sites and the "keep" option (when known) are the host's before it loads.
             exclusions_known().await;

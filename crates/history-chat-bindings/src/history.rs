@@ -7,7 +7,8 @@
 use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::{HistoryItem, Page};
 use history_chat_core::index::host::{Answer, Question};
-use history_chat_core::rows::{self, EntryLookup, EntrySearch, Removal};
+use history_chat_core::removal::{EntrySearch, HistoryDeletion};
+use history_chat_core::rows::Removal;
 use history_chat_core::search::{
     PageQuery, PageSource, browser_fetch_limit, browser_pages, browser_text,
 };
@@ -77,31 +78,21 @@ pub async fn delete_url(url: &str) -> Result<(), ChromeError> {
     Ok(())
 }
 
-/// Deletes a page shown in a result (`page_url`, cleaned) from the browser's history: every raw
-/// entry merged into it. The index's `lookup` says which (the service worker's answer to
-/// [`Question::Entries`], read by [`rows::entry_lookup`]); only what it cannot tell — entries older
-/// than a build has reached, or all of them when it cannot answer — is searched for in the
-/// browser's history ([`rows::variants_text`], [`rows::variants`]). Says whether the history still
-/// held it; stops at the first entry the browser refuses to delete.
-pub async fn delete_page(page_url: &str, lookup: EntryLookup) -> Result<Removal, ChromeError> {
-    let EntryLookup { mut known, search } = lookup;
-    let end_ms = match search {
-        EntrySearch::Nothing => None,
-        EntrySearch::Before(end_ms) => Some(Some(end_ms)),
-        EntrySearch::All => Some(None),
+/// Deletes a page from the browser's history as the core's removal plan says
+/// ([`history_chat_core::removal::plan`]): searches the part of the history the index could not
+/// tell, if any, then deletes every raw entry the plan names for what is known and found. Says
+/// whether the history still held the page; stops at the first entry the browser refuses to
+/// delete.
+pub async fn delete_page(deletion: &HistoryDeletion) -> Result<Removal, ChromeError> {
+    let found = match &deletion.search {
+        None => Vec::new(),
+        Some(EntrySearch { text, end_ms }) => search_items(text, 0, *end_ms, 0).await?,
     };
-    if let Some(end_ms) = end_ms {
-        known.extend(search_items(&rows::variants_text(page_url), 0, end_ms, 0).await?);
-    }
-    let held = rows::was_in_history(page_url, &known);
-    for url in rows::variants(page_url, &known) {
+    let (urls, removal) = deletion.urls(&found);
+    for url in urls {
         delete_url(&url).await?;
     }
-    Ok(if held {
-        Removal::Removed
-    } else {
-        Removal::AlreadyGone
-    })
+    Ok(removal)
 }
 
 /// The browser's history as a [`PageSource`] (`chrome.history`; needs the `history` permission):

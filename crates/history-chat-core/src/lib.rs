@@ -82,6 +82,7 @@ pub mod gemini;
 pub mod ask;
 pub mod conversation;
 pub mod omnibox;
+pub mod removal;
 pub mod rows;
 pub mod settings;
 

@@ -76,7 +76,12 @@
 //! Every constant of the index's timing lives here, the pages' patience included, so each can be
 //! read against the others.
 
+mod follow;
+
 use std::collections::HashSet;
+
+pub use follow::Followed;
+use follow::Touched;
 
 use crate::archive::{self, Removal};
 use crate::clean::clean_url;
@@ -240,6 +245,9 @@ pub enum Event {
 /// What the worker must do, returned by [`Host::handle`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// Tell the indexes that follow this one (topic search) what changed in its pages. Always
+    /// first of an event's actions.
+    Follow(Followed),
     /// Read the snapshot, then feed [`Event::SnapshotRead`].
     ReadSnapshot,
     /// Read this slice of history, then feed [`Event::HistoryRead`].
@@ -292,7 +300,7 @@ pub enum Question {
     },
     /// The raw history entries merged into the page `url` (cleaned, as shown), as the index holds
     /// them, so that deleting the page needs no search of the whole history ([`Host::answer`]
-    /// says when the index can tell). [`crate::rows::entry_lookup`] reads the answer.
+    /// says when the index can tell). [`crate::removal::plan`] reads the answer.
     Entries {
         /// The page's URL (cleaned, as shown; a raw URL is cleaned first).
         url: String,
@@ -455,6 +463,8 @@ pub struct Host {
     keep_forgotten: Option<bool>,
     /// A verify failed every attempt: the index may still hold removed pages until the next start.
     verify_owed: bool,
+    /// Every page has been listed to the followers ([`Followed::Listed`]): only changes follow.
+    listed: bool,
 }
 
 impl Host {
@@ -463,8 +473,51 @@ impl Host {
         Host::default()
     }
 
-    /// Applies an event; returns what the worker must do, in order.
+    /// Applies an event; returns what the worker must do, in order: first what the followers
+    /// must hear of it ([`Action::Follow`]), when anything.
     pub fn handle(&mut self, event: Event) -> Vec<Action> {
+        let touched = self.touched(&event);
+        let mut actions = self.apply(event);
+        let forgotten = actions.iter().filter_map(|action| match action {
+            Action::ForgetInConversation(removed) => Some(removed),
+            _ => None,
+        });
+        let touched = follow::with_forgotten(touched, forgotten);
+        let mut listed = self.listed;
+        let followed = follow::followed(touched, self.index(), &mut listed);
+        self.listed = listed;
+        if let Some(followed) = followed {
+            actions.insert(0, Action::Follow(followed));
+        }
+        actions
+    }
+
+    /// The pages `event` may change (known before it is handled: the kept pages an "off" drops
+    /// are known only then).
+    fn touched(&self, event: &Event) -> Touched {
+        match event {
+            Event::HistoryRead {
+                items: Some(items), ..
+            } => {
+                let raw: Vec<String> = items.iter().map(|item| item.url.clone()).collect();
+                Touched::Urls(follow::cleaned(&raw))
+            }
+            Event::Visited(item) => Touched::Urls(follow::cleaned(std::slice::from_ref(&item.url))),
+            Event::Removed(removed) if removed.all_history => Touched::All,
+            Event::Removed(removed) | Event::VisitRemoved { removed, .. } => {
+                Touched::Urls(follow::cleaned(&removed.urls))
+            }
+            // Already cleaned: a page's removal names pages as the index does.
+            Event::Forget(pages) => Touched::Urls(pages.clone()),
+            Event::KeepForgotten(false) | Event::ForgetKept => {
+                Touched::Urls(self.index().map(Index::kept_urls).unwrap_or_default())
+            }
+            _ => Touched::Nothing,
+        }
+    }
+
+    /// Applies an event; returns what the worker must do, in order.
+    fn apply(&mut self, event: Event) -> Vec<Action> {
         let mut actions = Vec::new();
         match event {
             Event::Need => self.need(&mut actions),

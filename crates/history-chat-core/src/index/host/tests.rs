@@ -1,4 +1,4 @@
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 use super::*;
 use crate::exclusions::Exclusions;
@@ -53,6 +53,9 @@ struct Sim {
     saves: usize,
     wakes: usize,
     forgotten: Vec<RemovedVisits>,
+    /// What a follower of the index (topic search) holds from what it heard
+    /// ([`Action::Follow`]); `None` until it heard every page listed.
+    follower: Option<BTreeSet<String>>,
 }
 
 impl Sim {
@@ -67,6 +70,7 @@ impl Sim {
             saves: 0,
             wakes: 0,
             forgotten: Vec::new(),
+            follower: None,
         }
     }
 
@@ -77,13 +81,31 @@ impl Sim {
             reads: VecDeque::new(),
             snapshot_reads: 0,
             wakes: 0,
+            // A new worker's topic search hears every page again.
+            follower: None,
             ..self
         }
     }
 
+    /// Feeds `event` and carries out what the host says; then the follower holds exactly the
+    /// index's pages, whatever the event.
     fn feed(&mut self, event: Event) {
-        for action in self.host.handle(event) {
+        let excluding = matches!(event, Event::Exclusions { .. });
+        let actions = self.host.handle(event);
+        let follows = actions
+            .iter()
+            .filter(|action| matches!(action, Action::Follow(_)))
+            .count();
+        assert!(follows <= 1, "one Follow at most: {actions:?}");
+        if follows == 1 {
+            assert!(
+                matches!(actions.first(), Some(Action::Follow(_))),
+                "the Follow comes first: {actions:?}"
+            );
+        }
+        for action in actions {
             match action {
+                Action::Follow(followed) => self.follow(followed),
                 Action::ReadSnapshot => self.snapshot_reads += 1,
                 Action::ReadHistory(read) => self.reads.push_back(read),
                 Action::PersistAfter { ms } => {
@@ -96,6 +118,44 @@ impl Sim {
                 }
                 Action::ForgetInConversation(removed) => self.forgotten.push(removed),
                 Action::WakeWaiters => self.wakes += 1,
+            }
+        }
+        // Topic search applies the excluded sites itself: it drops their pages at once.
+        if excluding && let (Some(follower), Some(index)) = (&mut self.follower, self.host.index())
+        {
+            follower.retain(|url| index.page(url).is_some());
+        }
+        if let (Some(follower), Some(index)) = (&self.follower, self.host.index()) {
+            let held: BTreeSet<String> = urls(&index.recent(i64::MIN, usize::MAX))
+                .into_iter()
+                .collect();
+            assert_eq!(follower, &held, "the follower holds the index's pages");
+        }
+    }
+
+    /// What topic search does with what the index tells it.
+    fn follow(&mut self, followed: Followed) {
+        match followed {
+            Followed::Listed { pages, gone } => {
+                let follower = self.follower.get_or_insert_with(BTreeSet::new);
+                follower.extend(urls(&pages));
+                for url in gone {
+                    follower.remove(&url);
+                }
+            }
+            Followed::Changed { indexed, gone } => {
+                let Some(follower) = &mut self.follower else {
+                    panic!("changes before every page was listed");
+                };
+                follower.extend(urls(&indexed));
+                for url in gone {
+                    follower.remove(&url);
+                }
+            }
+            Followed::Cleared => {
+                if let Some(follower) = &mut self.follower {
+                    follower.clear();
+                }
             }
         }
     }
@@ -1553,4 +1613,51 @@ fn a_verify_that_keeps_failing_is_owed_and_clear_all_or_a_lifted_exclusion_handl
     assert!(sim.finds("creme", CREME), "the site is back");
     assert!(!sim.finds("recursive", CTE), "verified away");
     assert_eq!(sim.forgotten, vec![removed(&[CTE])]);
+}
+
+#[test]
+fn followers_hear_every_page_once_then_only_what_changed() {
+    let mut sim = Sim::building(history());
+    assert_eq!(
+        sim.follower.as_ref().map(BTreeSet::len),
+        Some(0),
+        "a build lists its (empty) index at once"
+    );
+    sim.serve_all();
+    let held = |sim: &Sim| sim.follower.as_ref().map_or(0, BTreeSet::len);
+    assert_eq!(held(&sim), sim.host.index().map_or(0, Index::len));
+    // Each event tells only what it touched (`Sim::feed` checks the follower against the index
+    // after every event).
+    let follows = |sim: &mut Sim, event: Event| -> Vec<Followed> {
+        sim.host
+            .handle(event)
+            .into_iter()
+            .filter_map(|action| match action {
+                Action::Follow(followed) => Some(followed),
+                _ => None,
+            })
+            .collect()
+    };
+    let visit = item("https://new.example/x?utm_source=y", "New page", 0);
+    let told = follows(&mut sim, Event::Visited(visit));
+    let Some(Followed::Changed { indexed, gone }) = told.first() else {
+        panic!("a visit is a change: {told:?}");
+    };
+    assert_eq!(
+        (urls(indexed), gone.clone()),
+        (vec!["https://new.example/x".to_owned()], Vec::new())
+    );
+    let told = follows(&mut sim, Event::Forget(vec![CTE.to_owned()]));
+    assert_eq!(
+        told,
+        [Followed::Changed {
+            indexed: Vec::new(),
+            gone: vec![CTE.to_owned()]
+        }]
+    );
+    assert_eq!(follows(&mut sim, Event::PersistDue), []);
+    assert_eq!(
+        follows(&mut sim, Event::Removed(clear_all())),
+        [Followed::Cleared]
+    );
 }
