@@ -10,6 +10,14 @@
 //! the first module is the shell ([`popup`]: search box, period, status, alert), usable as soon as
 //! it has loaded; the conversation ([`conversation`], [`result_row`]) and asking the worker
 //! ([`ask`]) are chunks it fetches at once, the first time each is called.
+//!
+//! The modules, lowest first (each uses only those above it in this list):
+//! - [`state`]: the signals every part shares, and what the shell shows of them.
+//! - [`keyboard`]: arrow-key movement between the search box and the results.
+//! - [`result_row`]: one page of an answer: its link, its actions (open, copy, remove).
+//! - [`conversation`]: the stored turns and the as-you-type results, and the worker's port.
+//! - [`ask`]: what a question does: the worker's search, Cancel, the as-you-type plan.
+//! - [`popup`]: the shell that mounts the rest.
 
 // Lowest first; each module uses only those above it in this list.
 /// What a question does: the worker's search, its cancel, the as-you-type retrieval plan.

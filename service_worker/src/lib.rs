@@ -14,6 +14,17 @@
 //! ([`omnibox`]) suggests the lexical index's pages as the user types after `hc`. The committed
 //! questions are searched here too ([`ask_host`]: Gemini, Chrome's built-in model, or the local
 //! search of [`local_search`]), so that closing the popup does not end them.
+//!
+//! The modules, lowest first (none calls one below it in this list; what goes up goes as an
+//! event, through [`events`] to this file's one dispatcher):
+//! - [`events`]: what one host tells the others.
+//! - [`settings_host`]: the settings as the worker knows them (read, remembered, retried).
+//! - [`removals`]: the journal of removals the index's snapshot does not hold yet.
+//! - [`index_host`]: the lexical index's life, and a page's removal carried out.
+//! - [`semantic_host`]: topic search's life, following the lexical index.
+//! - [`local_search`]: a committed local question, by the core's retrieval plan.
+//! - [`ask_host`]: the popups' committed questions (AI or local), outliving the popup.
+//! - [`omnibox`]: the address-bar keyword `hc`.
 
 mod ask_host;
 mod events;

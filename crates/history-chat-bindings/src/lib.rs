@@ -7,6 +7,25 @@
 //!
 //! Nothing here uses `window`, so it works in the popup, the options page and the service worker
 //! (but [`clipboard`], which only a page has).
+//!
+//! The modules, each one browser API (or one way of calling it):
+//! - `error` (private): [`ChromeError`], what a failed call becomes, and the one way to await a
+//!   browser promise; `js_json` (private): values across the boundary as JSON text.
+//! - [`history`]: `chrome.history` — its search, the core's page sources over it and over the
+//!   worker's index, a removal's deletions.
+//! - [`storage`]: `chrome.storage` — settings in `sync`, the conversation and the worker's
+//!   remembered state in `local`.
+//! - [`idb`]: IndexedDB — the index's snapshot and topic search's vectors.
+//! - [`messages`]: `chrome.runtime` messages between the pages and the worker; [`ports`]: the
+//!   `ask` port that follows a search; [`runtime`]: the extension's own addresses.
+//! - [`tabs`]: opening a result; [`omnibox`]: the address-bar keyword; [`clipboard`]: "Copy link";
+//!   [`permissions`]: the optional permissions, asked in a click.
+//! - [`gemini`]: the Gemini API over [`http`] (`fetch` with a time limit and cancellation);
+//!   [`on_device`]: Chrome's built-in model; [`embedder`]: topic search's model in the offscreen
+//!   document.
+//! - [`i18n`]: `chrome.i18n`, installed into the core's wording; [`hosts`]: the browser's URL
+//!   parser, installed into the core's `site:` reading.
+//! - [`log`]: the console line of a failure nobody is told of.
 
 pub mod clipboard;
 pub mod embedder;

@@ -8,6 +8,10 @@
 //! candle-core's CPU backend, which builds for the browser (wasm32 with SIMD) as well as natively.
 //! `tests/golden.rs` checks tokens and vectors against the reference's own output.
 //!
+//! The modules: `asset` (the E5S1 file: shape, vocabulary, weights), `tokenizer` (XLM-R's
+//! unigram tokenizer), `encoder` (the BERT encoder on candle-core's 4-bit matmuls), `error`
+//! (what loading and running can fail with).
+//!
 //! ```no_run
 //! # fn demo(bytes: &[u8]) -> Result<(), Box<dyn std::error::Error>> {
 //! use history_chat_embedding::{Embedder, Kind};
