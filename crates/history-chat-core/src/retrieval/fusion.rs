@@ -96,3 +96,122 @@ pub fn fuse_semantic(lexical: &[Page], semantic: &[Page], words: Words) -> Vec<P
     }
     fuse(lexical, semantic)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(url: &str, title: &str) -> Page {
+        Page {
+            url: url.to_owned(),
+            title: title.to_owned(),
+            last_visit_ms: 0,
+            visit_count: 1,
+        }
+    }
+
+    fn urls(pages: &[Page]) -> Vec<&str> {
+        pages.iter().map(|p| p.url.as_str()).collect()
+    }
+
+    #[test]
+    fn rrf_scores_and_order() {
+        let list = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let fused = rrf(&[list(&["a", "b", "c"]), list(&["c", "d", "a"])], RRF_K);
+        let expected = [
+            ("a", 1.0 / 61.0 + 1.0 / 63.0),
+            ("c", 1.0 / 63.0 + 1.0 / 61.0),
+            ("b", 1.0 / 62.0),
+            ("d", 1.0 / 62.0),
+        ];
+        assert_eq!(fused.len(), expected.len());
+        for ((id, score), (e_id, e_score)) in fused.iter().zip(expected) {
+            assert_eq!(id, e_id);
+            assert!((score - e_score).abs() < 1e-12, "{id} {score} {e_score}");
+        }
+        assert!(rrf(&[], RRF_K).is_empty());
+        // A repeated id counts once per list, at its best rank.
+        let fused = rrf(&[list(&["a", "a", "b"])], RRF_K);
+        assert_eq!(fused[1], ("b".to_owned(), 1.0 / 63.0));
+    }
+
+    #[test]
+    fn fusion_keeps_every_browser_result() {
+        let browser: Vec<Page> = (0..30)
+            .map(|i| page(&format!("https://b{i}.example/"), "from the browser"))
+            .chain([page("https://blog.example/cte", "from the browser")])
+            .collect();
+        let index = [
+            page("https://blog.example/cte", "Recursive CTEs"),
+            page("https://docs.example/with", "WITH queries"),
+        ];
+        let fused = fuse_with_browser(&index, &browser);
+        for p in &browser {
+            assert!(fused.iter().any(|f| f.url == p.url), "{} lost", p.url);
+        }
+        // The page both found comes first, with the index's data.
+        assert_eq!(fused[0].url, "https://blog.example/cte");
+        assert_eq!(fused[0].title, "Recursive CTEs");
+        assert_eq!(fused.len(), 32);
+    }
+
+    #[test]
+    fn fusion_keeps_every_page_and_rewards_agreement() {
+        let rows: &[(&[&str], &[&str], &[&str])] = &[
+            // In both lists beats first in one.
+            (&["a", "b", "c"], &["c", "d"], &["c", "a", "b", "d"]),
+            // Equal ranks: the lexical list's page first.
+            (&["a"], &["b"], &["a", "b"]),
+            (&[], &["x", "y"], &["x", "y"]),
+            (&["x", "y"], &[], &["x", "y"]),
+            (&[], &[], &[]),
+            // A list repeating a page counts its best rank once.
+            (&["a", "a", "b"], &["b"], &["b", "a"]),
+        ];
+        for &(lexical, semantic, want) in rows {
+            let lexical: Vec<Page> = lexical.iter().map(|u| page(u, "lexical")).collect();
+            let semantic: Vec<Page> = semantic.iter().map(|u| page(u, "semantic")).collect();
+            let fused = fuse_semantic(&lexical, &semantic, Words::Found);
+            assert_eq!(urls(&fused), want, "{lexical:?} {semantic:?}");
+        }
+    }
+
+    #[test]
+    fn when_the_words_missed_topic_pages_lead_and_every_page_comes_once() {
+        let rows: &[(&[&str], &[&str], &[&str])] = &[
+            (&["a", "b", "c"], &["c", "d"], &["c", "d", "a", "b"]),
+            (&["a"], &["b"], &["b", "a"]),
+            (&[], &["x", "y"], &["x", "y"]),
+            (&["x", "y"], &[], &["x", "y"]),
+            (&[], &[], &[]),
+            (&["a", "a", "b"], &["b", "b"], &["b", "a"]),
+        ];
+        for &(lexical, semantic, want) in rows {
+            let lexical: Vec<Page> = lexical.iter().map(|u| page(u, "lexical")).collect();
+            let semantic: Vec<Page> = semantic.iter().map(|u| page(u, "semantic")).collect();
+            let fused = fuse_semantic(&lexical, &semantic, Words::Missed);
+            assert_eq!(urls(&fused), want, "{lexical:?} {semantic:?}");
+        }
+    }
+
+    #[test]
+    fn a_page_in_both_lists_is_the_lexical_one() {
+        for words in [Words::Found, Words::Missed] {
+            let fused = fuse_semantic(
+                &[page("https://a.example/", "Fresh title")],
+                &[
+                    page("https://b.example/", "B"),
+                    page("https://a.example/", "Stale title"),
+                ],
+                words,
+            );
+            let a = fused.iter().find(|p| p.url == "https://a.example/");
+            assert_eq!(
+                a.map(|p| p.title.as_str()),
+                Some("Fresh title"),
+                "{words:?}"
+            );
+            assert_eq!(fused.len(), 2, "{words:?}");
+        }
+    }
+}
