@@ -3,8 +3,8 @@
 //! `hosted_engine`) and runs the search — the local search, answered in the reply (what the index
 //! found comes earlier, over the `ask` port), or either model, whose progress and answer come over
 //! the port — so that the search outlives the popup. The as-you-type search ([`search_as_typed`])
-//! runs here: the worker's index at once, the browser's search and topic search fused in after
-//! pauses, for the latest keystroke only.
+//! runs here: the worker's index at once, the browser's search and the ranked sources (topic
+//! search) fused in after pauses, for the latest keystroke only.
 
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::{ask_worker, ask_worker_within};
@@ -18,7 +18,8 @@ use history_chat_core::index::host::WORKER_PATIENCE_MS;
 use history_chat_core::messages::{Request, Response};
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
-    Asker, Lexical, Pace, Retrieval, Source, SourceQuery, Sources, Stage, Step, Topics, retrieve,
+    Asker, Asking, Finding, Lexical, Pace, Ranked, RankedSource, Retrieval, Source, SourceQuery,
+    Sources, Stage, Step, TOPIC_SEARCH, retrieve,
 };
 use history_chat_core::t;
 
@@ -180,19 +181,23 @@ impl Source for BrowserSearch {
 /// Topic search, run by the worker ([`Request::Understand`]); nothing when it cannot answer.
 struct TopicSearch;
 
-impl Source for TopicSearch {
-    type Answer = Topics;
+impl RankedSource for TopicSearch {
+    fn asking(&self) -> Asking {
+        TOPIC_SEARCH
+    }
 
-    async fn find(&self, query: &SourceQuery<'_>) -> Topics {
+    fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
         let request = Request::Understand {
             query: query.question.to_owned(),
             start_ms: query.start_ms,
             limit: query.limit,
         };
-        match ask_worker(&request).await {
-            Ok(Response::Understood { pages, words, .. }) => Topics { pages, words },
-            _ => Topics::none(),
-        }
+        Box::pin(async move {
+            match ask_worker(&request).await {
+                Ok(Response::Understood { pages, words, .. }) => Ranked::topics(pages, words),
+                _ => Ranked::none(),
+            }
+        })
     }
 }
 
@@ -225,8 +230,9 @@ impl<C: Fn() -> bool, S: Fn(LiveAnswer)> Asker for Typing<C, S> {
 
 /// Shows the matches for what is typed so far, by the core's plan ([`retrieve`], paced as the
 /// user types): the worker's index at once; when it cannot answer for the whole period, the
-/// browser's search fused in after a pause; then, after another pause, topic search's pages fused
-/// in (never before the words' answer is shown) — each for the latest keystroke only.
+/// browser's search fused in after a pause; then each ranked source listed here (topic search),
+/// after its own pause, its pages fused in (never before the words' answer is shown) — each for
+/// the latest keystroke only.
 async fn live_search(
     typed: String,
     period: Period,
@@ -242,7 +248,7 @@ async fn live_search(
     let sources = Sources {
         lexical: WorkerIndex,
         browser: BrowserSearch,
-        topics: TopicSearch,
+        ranked: &[&TopicSearch],
     };
     let asker = Typing {
         typed: typed.clone(),

@@ -1,7 +1,7 @@
 //! The local search of a committed question, run by the worker for the popup that asked (so that
 //! it ends, and its answer is written, even when that popup closes). The plan is the core's
 //! ([`retrieve`]); this module gives it the worker's own sources — the lexical index, the
-//! browser's search, topic search — and makes turns of its steps.
+//! browser's search, and the ranked sources (topic search) — and makes turns of its steps.
 
 use history_chat_bindings::{http, log};
 use history_chat_core::conversation::{Turn, TurnError, TurnNote};
@@ -11,16 +11,17 @@ use history_chat_core::index::host::{Question, WORKER_PATIENCE_MS};
 use history_chat_core::messages::Response;
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
-    Asker, Lexical, Pace, Retrieval, Retrieved, Source, SourceQuery, Sources, Stage, Step, Topics,
-    retrieve,
+    Asker, Asking, Finding, Lexical, Pace, Ranked, RankedSource, Retrieval, Retrieved, Source,
+    SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve,
 };
 
 use crate::{index_host, semantic_host};
 
 /// Searches `question` over `period`, as asked at `at_ms`, and makes it a local turn; a failure
 /// becomes the turn's error, with what to do. Each answer on the way (what the words found, the
-/// browser's pages fused in) is given to `early` as a turn that says how far the index had got;
-/// the answer carries no note (the caller's is why not the engine the user chose).
+/// browser's pages fused in, a ranked source's before the last) is given to `early` as a turn
+/// that says how far the index had got; the answer carries no note (the caller's is why not the
+/// engine the user chose).
 pub async fn answer(at_ms: i64, question: &str, period: Period, early: impl Fn(Turn)) -> Turn {
     let retrieval = Retrieval {
         question,
@@ -31,7 +32,7 @@ pub async fn answer(at_ms: i64, question: &str, period: Period, early: impl Fn(T
     let sources = Sources {
         lexical: OwnIndex,
         browser: BrowserSearch,
-        topics: TopicSearch,
+        ranked: &[&TopicSearch],
     };
     let asker = Early {
         early: |step: Step| {
@@ -69,7 +70,7 @@ impl<F: Fn(Step)> Asker for Early<F> {
     async fn pause(&self, _ms: u32) {}
 
     fn show(&self, step: Step) {
-        if step.stage != Stage::Topics && !step.pages.is_empty() {
+        if !step.last && !step.pages.is_empty() {
             (self.early)(step);
         }
     }
@@ -121,16 +122,20 @@ impl Source for BrowserSearch {
     }
 }
 
-/// Topic search.
+/// Topic search; nothing when it cannot answer.
 struct TopicSearch;
 
-impl Source for TopicSearch {
-    type Answer = Topics;
+impl RankedSource for TopicSearch {
+    fn asking(&self) -> Asking {
+        TOPIC_SEARCH
+    }
 
-    async fn find(&self, query: &SourceQuery<'_>) -> Topics {
-        match semantic_host::understand(query.question, query.start_ms, query.limit).await {
-            Response::Understood { pages, words, .. } => Topics { pages, words },
-            _ => Topics::none(),
-        }
+    fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
+        Box::pin(async move {
+            match semantic_host::understand(query.question, query.start_ms, query.limit).await {
+                Response::Understood { pages, words, .. } => Ranked::topics(pages, words),
+                _ => Ranked::none(),
+            }
+        })
     }
 }

@@ -8,8 +8,9 @@
 //! damps the first places so that no list dictates the order alone.
 //!
 //! - [`rrf`]: the fusion of ranked ids.
-//! - [`fuse`]: two ranked lists of pages, every page once, taken from the first list that has it.
-//! - [`fuse_with_browser`] and [`fuse_semantic`]: what the plan fuses the words' answer with.
+//! - [`fuse_placed`]: any number of ranked lists of pages, each [`Placement::Fused`] by RRF or
+//!   [`Placement::Leading`] (before the others): what the plan fuses its ranked sources with.
+//! - [`fuse`], [`fuse_with_browser`] and [`fuse_semantic`]: two lists, by [`fuse_placed`].
 
 use std::collections::{HashMap, HashSet};
 
@@ -47,22 +48,60 @@ pub fn rrf(lists: &[Vec<String>], k: f64) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// Fuses two ranked lists of pages by [`rrf`] with [`RRF_K`]: every page of both once, best fused
-/// score first, ties in the first list's favour; a page in both lists is taken from the first (the
-/// fresher source: the index merges every raw URL of a page). The caller cuts to what it shows.
-pub fn fuse(first: &[Page], second: &[Page]) -> Vec<Page> {
-    let lists = [
-        first.iter().map(|p| p.url.clone()).collect::<Vec<_>>(),
-        second.iter().map(|p| p.url.clone()).collect::<Vec<_>>(),
-    ];
-    let mut pages: HashMap<&str, &Page> = HashMap::new();
-    for page in second.iter().chain(first) {
-        pages.insert(page.url.as_str(), page);
+/// Where a ranked list's pages stand among the others' ([`fuse_placed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Fused with the other lists by RRF: agreement rewarded, no list dictating the order.
+    Fused,
+    /// Before every list that does not lead: the source knows its pages are better than the
+    /// others' (topic search's when no page matches every word, [`fuse_semantic`]).
+    Leading,
+}
+
+impl Placement {
+    /// Where topic search's pages stand: first when the words missed ([`Words::Missed`]: what
+    /// they give shares a stray word with the question at best), fused beside a page matching
+    /// every word ([`Words::Found`]).
+    pub fn of_topics(words: Words) -> Placement {
+        match words {
+            Words::Missed => Placement::Leading,
+            Words::Found => Placement::Fused,
+        }
     }
-    rrf(&lists, RRF_K)
+}
+
+/// Fuses ranked lists of pages, each placed as it says: every page of every list once, the
+/// [`Placement::Leading`] lists' pages first (fused among themselves by [`rrf`] with [`RRF_K`]),
+/// then the [`Placement::Fused`] lists' (likewise); ties in the earlier list's favour. A page in
+/// several lists is taken from the first list that has it: list the freshest source first (the
+/// words' answer: the index merges every raw URL of a page). The caller cuts to what it shows.
+pub fn fuse_placed(lists: &[(&[Page], Placement)]) -> Vec<Page> {
+    let mut pages: HashMap<&str, &Page> = HashMap::new();
+    for page in lists.iter().flat_map(|(list, _)| list.iter()) {
+        pages.entry(page.url.as_str()).or_insert(page);
+    }
+    let ids = |placement: Placement| -> Vec<Vec<String>> {
+        lists
+            .iter()
+            .filter(|(_, placed)| *placed == placement)
+            .map(|(list, _)| list.iter().map(|p| p.url.clone()).collect())
+            .collect()
+    };
+    let mut seen = HashSet::new();
+    rrf(&ids(Placement::Leading), RRF_K)
         .into_iter()
+        .chain(rrf(&ids(Placement::Fused), RRF_K))
+        .filter(|(url, _)| seen.insert(url.clone()))
         .filter_map(|(url, _)| pages.get(url.as_str()).map(|p| (*p).clone()))
         .collect()
+}
+
+/// Fuses two ranked lists of pages by [`rrf`] with [`RRF_K`] ([`fuse_placed`], both
+/// [`Placement::Fused`]): every page of both once, best fused score first, ties in the first
+/// list's favour; a page in both lists is taken from the first (the fresher source: the index
+/// merges every raw URL of a page). The caller cuts to what it shows.
+pub fn fuse(first: &[Page], second: &[Page]) -> Vec<Page> {
+    fuse_placed(&[(first, Placement::Fused), (second, Placement::Fused)])
 }
 
 /// Fuses the index's answer (best first) with the browser's literal results
@@ -78,21 +117,255 @@ pub fn fuse_with_browser(index: &[Page], browser: &[Page]) -> Vec<Page> {
 ///
 /// - [`Words::Found`]: [`fuse`], as [`fuse_with_browser`] does with the browser's: best fused score
 ///   first, ties in the lexical list's favour.
-/// - [`Words::Missed`]: the semantic pages first, in their order, then the lexical ones. Measured
-///   on the evaluation set, topic questions find 0.46 of their pages in the first five this way,
-///   0.30 by RRF (which interleaves the pages sharing a stray word with the question), and no
-///   lexical kind loses anything.
+/// - [`Words::Missed`]: the semantic pages first, in their order, then the lexical ones (the
+///   semantic list [`Placement::Leading`]). Measured on the evaluation set, topic questions find
+///   0.46 of their pages in the first five this way, 0.30 by RRF (which interleaves the pages
+///   sharing a stray word with the question), and no lexical kind loses anything.
 pub fn fuse_semantic(lexical: &[Page], semantic: &[Page], words: Words) -> Vec<Page> {
-    if words == Words::Missed {
-        let fresh: HashMap<&str, &Page> = lexical.iter().map(|p| (p.url.as_str(), p)).collect();
-        let mut seen = HashSet::new();
-        return semantic
-            .iter()
-            .map(|p| fresh.get(p.url.as_str()).copied().unwrap_or(p))
-            .chain(lexical)
-            .filter(|p| seen.insert(p.url.as_str()))
-            .cloned()
-            .collect();
+    fuse_placed(&[
+        (lexical, Placement::Fused),
+        (semantic, Placement::of_topics(words)),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(url: &str, title: &str) -> Page {
+        Page {
+            url: url.to_owned(),
+            title: title.to_owned(),
+            last_visit_ms: 0,
+            visit_count: 1,
+        }
     }
-    fuse(lexical, semantic)
+
+    fn urls(pages: &[Page]) -> Vec<&str> {
+        pages.iter().map(|p| p.url.as_str()).collect()
+    }
+
+    #[test]
+    fn rrf_scores_and_order() {
+        let list = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let fused = rrf(&[list(&["a", "b", "c"]), list(&["c", "d", "a"])], RRF_K);
+        let expected = [
+            ("a", 1.0 / 61.0 + 1.0 / 63.0),
+            ("c", 1.0 / 63.0 + 1.0 / 61.0),
+            ("b", 1.0 / 62.0),
+            ("d", 1.0 / 62.0),
+        ];
+        assert_eq!(fused.len(), expected.len());
+        for ((id, score), (e_id, e_score)) in fused.iter().zip(expected) {
+            assert_eq!(id, e_id);
+            assert!((score - e_score).abs() < 1e-12, "{id} {score} {e_score}");
+        }
+        assert!(rrf(&[], RRF_K).is_empty());
+        // A repeated id counts once per list, at its best rank.
+        let fused = rrf(&[list(&["a", "a", "b"])], RRF_K);
+        assert_eq!(fused[1], ("b".to_owned(), 1.0 / 63.0));
+    }
+
+    #[test]
+    fn fusion_keeps_every_browser_result() {
+        let browser: Vec<Page> = (0..30)
+            .map(|i| page(&format!("https://b{i}.example/"), "from the browser"))
+            .chain([page("https://blog.example/cte", "from the browser")])
+            .collect();
+        let index = [
+            page("https://blog.example/cte", "Recursive CTEs"),
+            page("https://docs.example/with", "WITH queries"),
+        ];
+        let fused = fuse_with_browser(&index, &browser);
+        for p in &browser {
+            assert!(fused.iter().any(|f| f.url == p.url), "{} lost", p.url);
+        }
+        // The page both found comes first, with the index's data.
+        assert_eq!(fused[0].url, "https://blog.example/cte");
+        assert_eq!(fused[0].title, "Recursive CTEs");
+        assert_eq!(fused.len(), 32);
+    }
+
+    #[test]
+    fn fusion_keeps_every_page_and_rewards_agreement() {
+        let rows: &[(&[&str], &[&str], &[&str])] = &[
+            // In both lists beats first in one.
+            (&["a", "b", "c"], &["c", "d"], &["c", "a", "b", "d"]),
+            // Equal ranks: the lexical list's page first.
+            (&["a"], &["b"], &["a", "b"]),
+            (&[], &["x", "y"], &["x", "y"]),
+            (&["x", "y"], &[], &["x", "y"]),
+            (&[], &[], &[]),
+            // A list repeating a page counts its best rank once.
+            (&["a", "a", "b"], &["b"], &["b", "a"]),
+        ];
+        for &(lexical, semantic, want) in rows {
+            let lexical: Vec<Page> = lexical.iter().map(|u| page(u, "lexical")).collect();
+            let semantic: Vec<Page> = semantic.iter().map(|u| page(u, "semantic")).collect();
+            let fused = fuse_semantic(&lexical, &semantic, Words::Found);
+            assert_eq!(urls(&fused), want, "{lexical:?} {semantic:?}");
+        }
+    }
+
+    #[test]
+    fn when_the_words_missed_topic_pages_lead_and_every_page_comes_once() {
+        let rows: &[(&[&str], &[&str], &[&str])] = &[
+            (&["a", "b", "c"], &["c", "d"], &["c", "d", "a", "b"]),
+            (&["a"], &["b"], &["b", "a"]),
+            (&[], &["x", "y"], &["x", "y"]),
+            (&["x", "y"], &[], &["x", "y"]),
+            (&[], &[], &[]),
+            (&["a", "a", "b"], &["b", "b"], &["b", "a"]),
+        ];
+        for &(lexical, semantic, want) in rows {
+            let lexical: Vec<Page> = lexical.iter().map(|u| page(u, "lexical")).collect();
+            let semantic: Vec<Page> = semantic.iter().map(|u| page(u, "semantic")).collect();
+            let fused = fuse_semantic(&lexical, &semantic, Words::Missed);
+            assert_eq!(urls(&fused), want, "{lexical:?} {semantic:?}");
+        }
+    }
+
+    #[test]
+    fn a_page_in_both_lists_is_the_lexical_one() {
+        for words in [Words::Found, Words::Missed] {
+            let fused = fuse_semantic(
+                &[page("https://a.example/", "Fresh title")],
+                &[
+                    page("https://b.example/", "B"),
+                    page("https://a.example/", "Stale title"),
+                ],
+                words,
+            );
+            let a = fused.iter().find(|p| p.url == "https://a.example/");
+            assert_eq!(
+                a.map(|p| p.title.as_str()),
+                Some("Fresh title"),
+                "{words:?}"
+            );
+            assert_eq!(fused.len(), 2, "{words:?}");
+        }
+    }
+
+    #[test]
+    fn many_lists_the_leading_ones_first_each_group_by_rrf() {
+        use Placement::{Fused, Leading};
+        type Row<'a> = (&'a str, &'a [(&'a [&'a str], Placement)], &'a [&'a str]);
+        let rows: &[Row] = &[
+            (
+                "three fused lists: agreement first, ties to the earlier list",
+                &[(&["a", "b"], Fused), (&["k", "a"], Fused), (&["t"], Fused)],
+                &["a", "k", "t", "b"],
+            ),
+            (
+                "a leading list before the fused ones, which keep their fusion",
+                &[
+                    (&["a", "b"], Fused),
+                    (&["k", "a"], Fused),
+                    (&["t"], Leading),
+                ],
+                &["t", "a", "k", "b"],
+            ),
+            (
+                "two leading lists fused among themselves; a page of both groups leads once",
+                &[
+                    (&["a", "b"], Fused),
+                    (&["k", "a"], Leading),
+                    (&["t", "a"], Leading),
+                ],
+                &["a", "k", "t", "b"],
+            ),
+            (
+                "a list of nothing changes nothing, wherever it stands",
+                &[
+                    (&["a", "b"], Fused),
+                    (&[], Leading),
+                    (&["k", "a"], Fused),
+                    (&[], Fused),
+                ],
+                &["a", "k", "b"],
+            ),
+            ("no list: no page", &[], &[]),
+        ];
+        for &(name, lists, want) in rows {
+            let owned: Vec<(Vec<Page>, Placement)> = lists
+                .iter()
+                .enumerate()
+                .map(|(i, (urls, placed))| {
+                    let pages = urls.iter().map(|u| page(u, &format!("list {i}"))).collect();
+                    (pages, *placed)
+                })
+                .collect();
+            let lists: Vec<(&[Page], Placement)> = owned
+                .iter()
+                .map(|(pages, placed)| (pages.as_slice(), *placed))
+                .collect();
+            let fused = fuse_placed(&lists);
+            assert_eq!(urls(&fused), want, "{name}");
+            // Every page is the first list's that has it, leading or not.
+            for page in &fused {
+                let first = owned
+                    .iter()
+                    .position(|(pages, _)| pages.iter().any(|p| p.url == page.url));
+                assert_eq!(
+                    first.map(|i| format!("list {i}")),
+                    Some(page.title.clone()),
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    /// `fuse_semantic` as it was written before [`fuse_placed`] (ccacf73), kept to compare.
+    fn fuse_semantic_before(lexical: &[Page], semantic: &[Page], words: Words) -> Vec<Page> {
+        if words == Words::Missed {
+            let fresh: HashMap<&str, &Page> = lexical.iter().map(|p| (p.url.as_str(), p)).collect();
+            let mut seen = HashSet::new();
+            return semantic
+                .iter()
+                .map(|p| fresh.get(p.url.as_str()).copied().unwrap_or(p))
+                .chain(lexical)
+                .filter(|p| seen.insert(p.url.as_str()))
+                .cloned()
+                .collect();
+        }
+        let lists = [
+            lexical.iter().map(|p| p.url.clone()).collect::<Vec<_>>(),
+            semantic.iter().map(|p| p.url.clone()).collect::<Vec<_>>(),
+        ];
+        let mut pages: HashMap<&str, &Page> = HashMap::new();
+        for page in semantic.iter().chain(lexical) {
+            pages.insert(page.url.as_str(), page);
+        }
+        rrf(&lists, RRF_K)
+            .into_iter()
+            .filter_map(|(url, _)| pages.get(url.as_str()).map(|p| (*p).clone()))
+            .collect()
+    }
+
+    #[test]
+    fn fuse_semantic_is_what_it_was_for_every_small_pair_of_lists() {
+        // Every list of up to three of four pages, repeats included.
+        let mut lists: Vec<Vec<&str>> = vec![Vec::new()];
+        for len in 1..=3 {
+            for n in 0..4usize.pow(len) {
+                let list = (0..len)
+                    .map(|i| ["a", "b", "c", "d"][n / 4usize.pow(i) % 4])
+                    .collect();
+                lists.push(list);
+            }
+        }
+        for lexical in &lists {
+            let lexical: Vec<Page> = lexical.iter().map(|u| page(u, "lexical")).collect();
+            for semantic in &lists {
+                let semantic: Vec<Page> = semantic.iter().map(|u| page(u, "semantic")).collect();
+                for words in [Words::Found, Words::Missed] {
+                    assert_eq!(
+                        fuse_semantic(&lexical, &semantic, words),
+                        fuse_semantic_before(&lexical, &semantic, words),
+                        "{lexical:?} {semantic:?} {words:?}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -1,27 +1,60 @@
 //! Retrieval: the one plan that turns a question into the pages shown, whichever page runs it —
 //! the popup as the user types, the worker for a committed question.
 //!
-//! The plan ([`retrieve`]) asks its [`Sources`], each behind the one [`Source`] interface, and
-//! decides what to fuse and where to cut:
+//! The plan ([`retrieve`]) asks its [`Sources`] and decides what to fuse and where to cut:
 //!
 //! ```text
-//!   words (lexical index, kept pages included) ──┬─ whole ────────────────────────────┐
+//!   words (lexical index, kept pages included) ──┬─ whole ──────────────────────────────┐
 //!                                                └─ partial ─▶ browser's search ─▶ fuse ┤
 //!                                                                                       ▼
-//!                                            topic search (semantic vectors) ─▶ fuse ─▶ cut
+//!   ranked sources, by their pause (topic search, …) ─▶ after each: fuse every list ─▶ cut
 //! ```
 //!
 //! - The words' answer comes first and is shown at once ([`Stage::Words`]). While the index does
 //!   not reach back to the period's start, what it has is shown as filling in
 //!   ([`Stage::FillingIn`]) and the browser's own search is fused in ([`Stage::FilledIn`],
-//!   [`fusion::fuse_with_browser`]).
-//! - Topic search's pages are fused in last ([`Stage::Topics`], [`fusion::fuse_semantic`]), only
-//!   when it found any: the words' answer never waits for the model.
+//!   [`fusion::fuse_with_browser`]): the browser's search exists only because the index may be
+//!   partial.
+//! - Then every ranked source ([`RankedSource`], listed in [`Sources::ranked`]) is asked, in
+//!   order of its pause ([`Asking::pause_ms`]; ties in list order), for its pool
+//!   ([`Asking::pool`]) of pages. After each answer that has pages, the words' answer and every
+//!   ranked answer so far are fused by one RRF ([`fusion::fuse_placed`]; a [`Ranked`] answer
+//!   says whether its pages lead or are fused) and shown ([`Stage::Ranked`]). An answer with no
+//!   pages changes nothing; the words' answer never waits for a ranked source.
 //! - Every answer is cut to [`RESULT_LIMIT`].
 //!
-//! The pages that only History Chat keeps (Chrome forgot them, `crate::archive`) are the lexical
-//! index's: the words' source answers for them. A new source (a page's content, bookmarks, open
-//! tabs) is a [`Source`] whose ranked pages the plan fuses in; the callers only say how to ask it.
+//! The words' source is the lexical index, and the pages that only History Chat keeps (Chrome
+//! forgot them, `crate::archive`) are the index's: the archive answers through the words' source.
+//! Today the one ranked source is topic search (the semantic vectors: [`TOPIC_SEARCH`],
+//! [`Ranked::topics`]).
+//!
+//! **Adding a source** (a page's content, bookmarks, open tabs) is writing a [`RankedSource`]
+//! and listing it; [`retrieve`] is not edited:
+//!
+//! ```
+//! use history_chat_core::retrieval::fusion::Placement;
+//! use history_chat_core::retrieval::{Asking, Finding, Ranked, RankedSource, SourceQuery};
+//!
+//! /// Bookmarks matching the question (cheap: asked at once, even as the user types).
+//! struct Bookmarks;
+//!
+//! impl RankedSource for Bookmarks {
+//!     fn asking(&self) -> Asking {
+//!         Asking { pause_ms: 0, pool: 30 }
+//!     }
+//!
+//!     fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
+//!         Box::pin(async move {
+//!             let _ = query.question; // … search the bookmarks
+//!             Ranked { pages: Vec::new(), placement: Placement::Fused }
+//!         })
+//!     }
+//! }
+//!
+//! // Listed beside topic search: `Sources { lexical, browser, ranked: &[&TopicSearch, &Bookmarks] }`.
+//! let ranked: &[&dyn RankedSource] = &[&Bookmarks];
+//! # assert_eq!(ranked.len(), 1);
+//! ```
 //!
 //! The plan does no I/O and keeps no clock: the caller gives the sources, and [`Asker`] paces it
 //! (the popup pauses between keystrokes and drops a superseded question) and hears each step.
@@ -29,7 +62,9 @@
 pub mod eval;
 pub mod fusion;
 
+use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 
 use crate::failure::Failure;
 use crate::history::Page;
@@ -39,24 +74,33 @@ use crate::period::Period;
 use crate::search::RESULT_LIMIT;
 use crate::semantic::Words;
 
+use fusion::Placement;
+
 /// While typing, topic search is asked this long after the words' answer is shown (and only if
 /// nothing was typed meanwhile): a question's embedding costs the model tens of milliseconds, which
 /// is not worth spending on every keystroke, and the words' answer must never wait for it. A
-/// committed question asks at once.
+/// committed question asks at once. ([`TOPIC_SEARCH`]'s pause.)
 pub const SEMANTIC_PAUSE_MS: u32 = 350;
 
 /// Topic search's pages fused with the words' answer: as deep as the lexical pool fused with the
 /// browser's ([`eval::SMART_POOL`] is 50 there), so a page the model ranks 20th can still come up
-/// when the words also point at it; RRF makes the tail weigh little.
+/// when the words also point at it; RRF makes the tail weigh little. ([`TOPIC_SEARCH`]'s pool.)
 pub const SEMANTIC_POOL: usize = 30;
+
+/// How topic search is asked: after [`SEMANTIC_PAUSE_MS`], for [`SEMANTIC_POOL`] pages.
+pub const TOPIC_SEARCH: Asking = Asking {
+    pause_ms: SEMANTIC_PAUSE_MS,
+    pool: SEMANTIC_POOL,
+};
 
 /// How the plan is paced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pace {
     /// A committed question (Enter): every source at once.
     Committed,
-    /// As the user types: the browser's search after [`BROWSER_SEARCH_DEBOUNCE_MS`], topic search
-    /// after [`SEMANTIC_PAUSE_MS`], each only if the question is still the one typed.
+    /// As the user types: the browser's search after [`BROWSER_SEARCH_DEBOUNCE_MS`], each ranked
+    /// source after its pause ([`Asking::pause_ms`]; topic search's is [`SEMANTIC_PAUSE_MS`]),
+    /// each only if the question is still the one typed.
     AsYouType,
 }
 
@@ -148,35 +192,88 @@ impl Lexical {
     }
 }
 
-/// Topic search's answer, most similar first.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Topics {
-    /// The pages (perhaps none: nothing close enough, or topic search cannot answer yet).
-    pub pages: Vec<Page>,
-    /// Whether the words alone found a page of the period: how the pages are fused.
-    pub words: Words,
+/// What the plan needs to pace and ask a [`RankedSource`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Asking {
+    /// As the user types ([`Pace::AsYouType`]), how long nothing must have been typed since the
+    /// words' answer was shown (and the browser's fused in) before the source is asked: the plan
+    /// waits the difference from the source asked before it. 0: at once, with no pause (a cheap
+    /// source). The sources are asked in order of their pause; a committed question waits for
+    /// none.
+    pub pause_ms: u32,
+    /// How many pages it is asked for ([`SourceQuery::limit`]).
+    pub pool: usize,
 }
 
-impl Topics {
-    /// No topic pages: the words' answer stands.
-    pub fn none() -> Topics {
-        Topics {
+/// A ranked source's answer: its pages, best first, and where they stand among the others'.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    /// The pages, best first (perhaps none: nothing found, or the source cannot answer yet).
+    pub pages: Vec<Page>,
+    /// Whether its pages are fused by RRF with the words' answer and the other ranked sources',
+    /// or lead them ([`fusion::fuse_placed`]).
+    pub placement: Placement,
+}
+
+impl Ranked {
+    /// No pages: the answer so far stands.
+    pub fn none() -> Ranked {
+        Ranked {
             pages: Vec::new(),
-            words: Words::Found,
+            placement: Placement::Fused,
+        }
+    }
+
+    /// Topic search's answer, most similar first: its pages lead when the words alone found no
+    /// page of the period ([`Words::Missed`]), and are fused by RRF beside one they found
+    /// ([`Words::Found`], [`Placement::of_topics`]).
+    pub fn topics(pages: Vec<Page>, words: Words) -> Ranked {
+        Ranked {
+            pages,
+            placement: Placement::of_topics(words),
         }
     }
 }
 
-/// The plan's sources, today's four: the lexical index (which holds the kept pages too), the
-/// browser's own search (`Err` with why the history could not be read), topic search.
-#[derive(Debug, Clone, Copy)]
-pub struct Sources<L, B, T> {
+/// A ranked source's answer on its way: a boxed future, so that sources of different types stand
+/// in one list ([`Sources::ranked`]).
+pub type Finding<'a> = Pin<Box<dyn Future<Output = Ranked> + 'a>>;
+
+/// A source of candidate pages the plan fuses with the words' answer: topic search today; a
+/// page's content, bookmarks, open tabs tomorrow. It says how it is paced and asked
+/// ([`Asking`]), and answers a ranked list with where it stands ([`Ranked`]). It handles its own
+/// failures (the console keeps why): a source that cannot answer finds nothing, and the pages
+/// found so far stand.
+pub trait RankedSource {
+    /// How the plan paces and asks it.
+    fn asking(&self) -> Asking;
+    /// Its answer to `query` (`query.limit` is [`Asking::pool`]).
+    fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a>;
+}
+
+/// The plan's sources: the words' source (the lexical index, which holds the kept pages too), the
+/// browser's own search that fills in while the index is partial (`Err` with why the history could
+/// not be read), and the ranked sources fused in after them.
+#[derive(Clone, Copy)]
+pub struct Sources<'s, L, B> {
     /// The lexical index.
     pub lexical: L,
     /// The browser's own search of its history.
     pub browser: B,
-    /// Topic search.
-    pub topics: T,
+    /// The ranked sources (topic search, …), each asked after its pause; a step names one by
+    /// its place here ([`Stage::Ranked`]).
+    pub ranked: &'s [&'s dyn RankedSource],
+}
+
+impl<L: fmt::Debug, B: fmt::Debug> fmt::Debug for Sources<'_, L, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let asking: Vec<Asking> = self.ranked.iter().map(|s| s.asking()).collect();
+        f.debug_struct("Sources")
+            .field("lexical", &self.lexical)
+            .field("browser", &self.browser)
+            .field("ranked", &asking)
+            .finish()
+    }
 }
 
 /// Which answer a [`Step`] is.
@@ -188,8 +285,8 @@ pub enum Stage {
     FillingIn,
     /// The index's pages with the browser's fused in.
     FilledIn,
-    /// Topic search's pages fused in: the last step.
-    Topics,
+    /// A ranked source's pages fused in: which one, by its place in [`Sources::ranked`].
+    Ranked(usize),
 }
 
 /// One answer on the way to the final one.
@@ -201,6 +298,9 @@ pub struct Step {
     pub pages: Vec<Page>,
     /// How far the index had got, when the browser had to fill in.
     pub indexing: Option<IndexProgress>,
+    /// No source is left to ask: no step follows, this one is the plan's answer. (A step that is
+    /// not the last may be the answer too, when the sources after it find nothing.)
+    pub last: bool,
 }
 
 /// Who runs the plan: paces it and hears its steps.
@@ -217,7 +317,7 @@ pub trait Asker {
 /// How [`retrieve`] ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Retrieved {
-    /// The final pages (the last step shown, or the words' answer when topic search added none),
+    /// The final pages (the last step shown: the words' answer when no ranked source found any),
     /// and how far the index had got when the browser filled in.
     Pages {
         /// The pages, best first, at most [`RESULT_LIMIT`].
@@ -232,16 +332,15 @@ pub enum Retrieved {
 /// Runs the plan for `retrieval` over `sources`, paced by and shown to `asker`. `Err` with why
 /// when the history could not be searched at all (the index refused, or found
 /// nothing and the browser's search failed); a failure of the browser's search beside pages the
-/// index found, or of topic search, leaves the pages found.
-pub async fn retrieve<L, B, T, A>(
+/// index found, or of a ranked source, leaves the pages found.
+pub async fn retrieve<L, B, A>(
     retrieval: &Retrieval<'_>,
-    sources: &Sources<L, B, T>,
+    sources: &Sources<'_, L, B>,
     asker: &A,
 ) -> Result<Retrieved, Failure>
 where
     L: Source<Answer = Lexical>,
     B: Source<Answer = Result<Vec<Page>, Failure>>,
-    T: Source<Answer = Topics>,
     A: Asker,
 {
     let typing = retrieval.pace == Pace::AsYouType;
@@ -252,6 +351,7 @@ where
         start_ms: retrieval.start_ms(),
         limit,
     };
+    let words_last = sources.ranked.is_empty();
     let lexical = sources.lexical.find(&query(RESULT_LIMIT)).await;
     if !asker.wanted() {
         return Ok(Retrieved::Dropped);
@@ -263,6 +363,7 @@ where
                 stage: Stage::Words,
                 pages: pages.clone(),
                 indexing: None,
+                last: words_last,
             });
             (pages, None)
         }
@@ -271,6 +372,7 @@ where
                 stage: Stage::FillingIn,
                 pages: pages.clone(),
                 indexing: Some(progress),
+                last: false,
             });
             if typing {
                 asker.pause(BROWSER_SEARCH_DEBOUNCE_MS).await;
@@ -293,34 +395,58 @@ where
                 stage: Stage::FilledIn,
                 pages: filled.clone(),
                 indexing: Some(progress),
+                last: words_last,
             });
             (filled, Some(progress))
         }
     };
-    if typing {
-        asker.pause(SEMANTIC_PAUSE_MS).await;
+    // The ranked sources by their pause, ties in list order: each goes before the first with a
+    // longer pause. (A handful of sources: no sort is linked into the popup for them.)
+    let mut order: Vec<(usize, &dyn RankedSource, Asking)> = Vec::new();
+    for (place, source) in sources.ranked.iter().enumerate() {
+        let asking = source.asking();
+        let at = order
+            .iter()
+            .position(|(_, _, before)| before.pause_ms > asking.pause_ms)
+            .unwrap_or(order.len());
+        order.insert(at, (place, *source, asking));
+    }
+    let mut paused_ms = 0;
+    let mut found: Vec<Ranked> = Vec::new();
+    let mut fused: Option<Vec<Page>> = None;
+    for (n, (place, source, asking)) in order.iter().enumerate() {
+        if typing && asking.pause_ms > paused_ms {
+            asker.pause(asking.pause_ms - paused_ms).await;
+            paused_ms = asking.pause_ms;
+            if !asker.wanted() {
+                return Ok(Retrieved::Dropped);
+            }
+        }
+        let ranked = source.find(&query(asking.pool)).await;
         if !asker.wanted() {
             return Ok(Retrieved::Dropped);
         }
-    }
-    let topics = sources.topics.find(&query(SEMANTIC_POOL)).await;
-    if !asker.wanted() {
-        return Ok(Retrieved::Dropped);
-    }
-    if topics.pages.is_empty() {
-        return Ok(Retrieved::Pages {
-            pages: shown,
+        if ranked.pages.is_empty() {
+            continue;
+        }
+        found.push(ranked);
+        let lists: Vec<(&[Page], Placement)> = std::iter::once((&shown[..], Placement::Fused))
+            .chain(found.iter().map(|r| (&r.pages[..], r.placement)))
+            .collect();
+        let mut pages = fusion::fuse_placed(&lists);
+        pages.truncate(RESULT_LIMIT);
+        asker.show(Step {
+            stage: Stage::Ranked(*place),
+            pages: pages.clone(),
             indexing,
+            last: n + 1 == order.len(),
         });
+        fused = Some(pages);
     }
-    let mut pages = fusion::fuse_semantic(&shown, &topics.pages, topics.words);
-    pages.truncate(RESULT_LIMIT);
-    asker.show(Step {
-        stage: Stage::Topics,
-        pages: pages.clone(),
+    Ok(Retrieved::Pages {
+        pages: fused.unwrap_or(shown),
         indexing,
-    });
-    Ok(Retrieved::Pages { pages, indexing })
+    })
 }
 
 #[cfg(test)]

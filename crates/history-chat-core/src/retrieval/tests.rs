@@ -2,6 +2,7 @@ use std::cell::{Cell, RefCell};
 
 use super::*;
 use crate::failure::BrowserFailure;
+use crate::retrieval::fusion::Placement;
 
 const NOW: i64 = 1_800_000_000_000;
 
@@ -53,10 +54,57 @@ impl<T: Clone> Source for Fake<'_, T> {
     }
 }
 
-/// An asker that stops wanting the question after `wanted_for` checks.
+/// A ranked source, listed as `name` (its stage is shown capitalised: "topics" → `Topics`), that
+/// answers `answer` and writes down that it was asked.
+struct FakeRanked<'a> {
+    name: &'static str,
+    asking: Asking,
+    answer: Ranked,
+    log: &'a Log,
+}
+
+impl RankedSource for FakeRanked<'_> {
+    fn asking(&self) -> Asking {
+        self.asking
+    }
+
+    fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
+        Box::pin(async move {
+            assert_eq!(query.limit, self.asking.pool, "{}'s pool", self.name);
+            assert_eq!(
+                query.start_ms,
+                Period::Week.start_ms(NOW),
+                "the period's start"
+            );
+            self.log
+                .borrow_mut()
+                .push(format!("{} {}", self.name, query.limit));
+            self.answer.clone()
+        })
+    }
+}
+
+/// A ranked source to list: its name, how it is asked, its answer.
+type Listed = (&'static str, Asking, Ranked);
+
+/// Topic search, answering `answer`.
+fn topic(answer: Ranked) -> Listed {
+    ("topics", TOPIC_SEARCH, answer)
+}
+
+/// Topic search, listed alone, answering `answer`.
+fn topic_search(answer: Ranked) -> Vec<Listed> {
+    vec![topic(answer)]
+}
+
+/// An asker that stops wanting the question after `wanted_for` checks. It names a ranked step by
+/// its source's name, and checks that the step it is told is the last is the last the plan can
+/// show: the last ranked source asked's (`last`), or the words' answer when none is listed.
 struct Recorder<'a> {
     log: &'a Log,
     wanted_for: Cell<usize>,
+    names: Vec<&'static str>,
+    last: Option<Stage>,
 }
 
 impl Asker for Recorder<'_> {
@@ -71,9 +119,24 @@ impl Asker for Recorder<'_> {
     }
 
     fn show(&self, step: Step) {
+        let stage = match step.stage {
+            Stage::Ranked(place) => {
+                let name = self.names[place];
+                name[..1].to_uppercase() + &name[1..]
+            }
+            stage => format!("{stage:?}"),
+        };
+        let last = match self.last {
+            Some(last) => step.stage == last,
+            None => step.stage != Stage::FillingIn,
+        };
+        assert_eq!(step.last, last, "{stage}: the last step?");
+        // What the plan fuses it cuts (the index's own answer is as long as it was asked for).
+        if matches!(step.stage, Stage::FilledIn | Stage::Ranked(_)) {
+            assert!(step.pages.len() <= RESULT_LIMIT, "{stage}: cut");
+        }
         self.log.borrow_mut().push(format!(
-            "show {:?} {} {}",
-            step.stage,
+            "show {stage} {} {}",
             urls(&step.pages).join(","),
             step.indexing.is_some()
         ));
@@ -83,13 +146,24 @@ impl Asker for Recorder<'_> {
 struct Case {
     lexical: Lexical,
     browser: Result<Vec<Page>, Failure>,
-    topics: Topics,
+    ranked: Vec<Listed>,
     pace: Pace,
     wanted_for: usize,
 }
 
 fn run(case: Case) -> (Result<Retrieved, Failure>, Vec<String>) {
     let log = Log::default();
+    let ranked: Vec<FakeRanked> = case
+        .ranked
+        .into_iter()
+        .map(|(name, asking, answer)| FakeRanked {
+            name,
+            asking,
+            answer,
+            log: &log,
+        })
+        .collect();
+    let listed: Vec<&dyn RankedSource> = ranked.iter().map(|r| r as &dyn RankedSource).collect();
     let sources = Sources {
         lexical: Fake {
             name: "lexical",
@@ -101,15 +175,19 @@ fn run(case: Case) -> (Result<Retrieved, Failure>, Vec<String>) {
             answer: case.browser,
             log: &log,
         },
-        topics: Fake {
-            name: "topics",
-            answer: case.topics,
-            log: &log,
-        },
+        ranked: &listed,
     };
+    // The last asked: the greatest pause, the last listed of those (`max_by_key` keeps the last).
+    let last = ranked
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, r)| r.asking.pause_ms)
+        .map(|(place, _)| Stage::Ranked(place));
     let asker = Recorder {
         log: &log,
         wanted_for: Cell::new(case.wanted_for),
+        names: ranked.iter().map(|r| r.name).collect(),
+        last,
     };
     let retrieval = Retrieval {
         question: "cte",
@@ -118,6 +196,10 @@ fn run(case: Case) -> (Result<Retrieved, Failure>, Vec<String>) {
         pace: case.pace,
     };
     let outcome = pollster::block_on(retrieve(&retrieval, &sources, &asker));
+    drop(asker);
+    drop(sources);
+    drop(listed);
+    drop(ranked);
     (outcome, log.into_inner())
 }
 
@@ -133,11 +215,8 @@ fn found(urls: &[&str], indexing: Option<IndexProgress>) -> Result<Retrieved, Fa
     })
 }
 
-fn topics(urls: &[&str], words: Words) -> Topics {
-    Topics {
-        pages: pages(urls),
-        words,
-    }
+fn topics(urls: &[&str], words: Words) -> Ranked {
+    Ranked::topics(pages(urls), words)
 }
 
 #[test]
@@ -145,7 +224,7 @@ fn the_plan_asks_fuses_and_cuts_as_each_source_answers() {
     let committed = |lexical, browser, topics| Case {
         lexical,
         browser,
-        topics,
+        ranked: topic_search(topics),
         pace: Pace::Committed,
         wanted_for: usize::MAX,
     };
@@ -160,7 +239,7 @@ fn the_plan_asks_fuses_and_cuts_as_each_source_answers() {
             committed(
                 Lexical::Whole(pages(&["a", "b"])),
                 Ok(pages(&["x"])),
-                Topics::none(),
+                Ranked::none(),
             ),
             found(&["a", "b"], None),
             &["lexical 25", "show Words a,b false", "topics 30"],
@@ -197,7 +276,7 @@ fn the_plan_asks_fuses_and_cuts_as_each_source_answers() {
         ),
         (
             "a partial index: shown as filling in, then the browser's pages fused in",
-            committed(partial(&["a"]), Ok(pages(&["x", "a"])), Topics::none()),
+            committed(partial(&["a"]), Ok(pages(&["x", "a"])), Ranked::none()),
             found(&["a", "x"], Some(PROGRESS)),
             &[
                 "lexical 25",
@@ -209,7 +288,7 @@ fn the_plan_asks_fuses_and_cuts_as_each_source_answers() {
         ),
         (
             "a partial index and a failing browser: what the index found stands",
-            committed(partial(&["a"]), Err(refused("no")), Topics::none()),
+            committed(partial(&["a"]), Err(refused("no")), Ranked::none()),
             found(&["a"], Some(PROGRESS)),
             &[
                 "lexical 25",
@@ -221,7 +300,7 @@ fn the_plan_asks_fuses_and_cuts_as_each_source_answers() {
         ),
         (
             "nothing indexed yet and a failing browser: the history could not be searched",
-            committed(partial(&[]), Err(refused("unreadable")), Topics::none()),
+            committed(partial(&[]), Err(refused("unreadable")), Ranked::none()),
             Err(refused("unreadable")),
             &["lexical 25", "show FillingIn  true", "browser 25"],
         ),
@@ -252,7 +331,7 @@ fn as_you_type_the_plan_pauses_before_the_slower_sources_and_drops_a_stale_quest
     let typing = |wanted_for| Case {
         lexical: partial(),
         browser: Ok(pages(&["x"])),
-        topics: topics(&["t"], Words::Found),
+        ranked: topic_search(topics(&["t"], Words::Found)),
         pace: Pace::AsYouType,
         wanted_for,
     };
@@ -315,7 +394,7 @@ fn every_answer_is_cut_to_what_is_shown() {
             progress: PROGRESS,
         },
         browser: Ok(pages(&many[10..])),
-        topics: topics(&many, Words::Missed),
+        ranked: topic_search(topics(&many, Words::Missed)),
         pace: Pace::Committed,
         wanted_for: usize::MAX,
     });
@@ -323,6 +402,255 @@ fn every_answer_is_cut_to_what_is_shown() {
         panic!("{outcome:?}");
     };
     assert_eq!(pages.len(), RESULT_LIMIT);
+}
+
+/// A source that is not the plan's (yet): named, paced and asked as declared, its pages fused.
+fn listed(name: &'static str, pause_ms: u32, pool: usize, urls: &[&str]) -> Listed {
+    let answer = Ranked {
+        pages: pages(urls),
+        placement: Placement::Fused,
+    };
+    (name, Asking { pause_ms, pool }, answer)
+}
+
+fn bookmarks(urls: &[&str]) -> Listed {
+    listed("bookmarks", 0, 10, urls)
+}
+
+#[test]
+fn a_new_ranked_source_is_listed_not_written_into_the_plan() {
+    let topics_found = || topic(topics(&["t"], Words::Found));
+    let case = |pace, ranked, wanted_for| Case {
+        lexical: Lexical::Whole(pages(&["a", "b"])),
+        browser: Ok(pages(&["x"])),
+        ranked,
+        pace,
+        wanted_for,
+    };
+    let typing = |ranked| case(Pace::AsYouType, ranked, usize::MAX);
+    let three = || {
+        vec![
+            topics_found(),
+            listed("content", 100, 20, &["c"]),
+            bookmarks(&["k", "a"]),
+        ]
+    };
+    type Row<'a> = (&'a str, Case, Result<Retrieved, Failure>, &'a [&'a str]);
+    let rows: Vec<Row> = vec![
+        (
+            "a cheap source listed after topic search is asked first, at once; each answer is \
+             fused with every one so far",
+            typing(vec![topics_found(), bookmarks(&["k", "a"])]),
+            found(&["a", "k", "t", "b"], None),
+            &[
+                "lexical 25",
+                "show Words a,b false",
+                "bookmarks 10",
+                "show Bookmarks a,k,b false",
+                "pause 350",
+                "topics 30",
+                "show Topics a,k,t,b false",
+            ],
+        ),
+        (
+            "topic search's pages lead when the words missed, the other lists fused after them",
+            typing(vec![
+                topic(topics(&["t"], Words::Missed)),
+                bookmarks(&["k", "a"]),
+            ]),
+            found(&["t", "a", "k", "b"], None),
+            &[
+                "lexical 25",
+                "show Words a,b false",
+                "bookmarks 10",
+                "show Bookmarks a,k,b false",
+                "pause 350",
+                "topics 30",
+                "show Topics t,a,k,b false",
+            ],
+        ),
+        (
+            "a source that finds nothing shows nothing",
+            typing(vec![topics_found(), bookmarks(&[])]),
+            found(&["a", "t", "b"], None),
+            &[
+                "lexical 25",
+                "show Words a,b false",
+                "bookmarks 10",
+                "pause 350",
+                "topics 30",
+                "show Topics a,t,b false",
+            ],
+        ),
+        (
+            "typed over while the bookmarks answered: nothing more shown, topic search not asked",
+            case(
+                Pace::AsYouType,
+                vec![topics_found(), bookmarks(&["k", "a"])],
+                1,
+            ),
+            Ok(Retrieved::Dropped),
+            &["lexical 25", "show Words a,b false", "bookmarks 10"],
+        ),
+        (
+            "typed over during topic search's pause: it is not asked",
+            case(
+                Pace::AsYouType,
+                vec![topics_found(), bookmarks(&["k", "a"])],
+                2,
+            ),
+            Ok(Retrieved::Dropped),
+            &[
+                "lexical 25",
+                "show Words a,b false",
+                "bookmarks 10",
+                "show Bookmarks a,k,b false",
+                "pause 350",
+            ],
+        ),
+        (
+            "the sources by their pause, each waiting the difference from the one before",
+            typing(three()),
+            found(&["a", "k", "c", "t", "b"], None),
+            &[
+                "lexical 25",
+                "show Words a,b false",
+                "bookmarks 10",
+                "show Bookmarks a,k,b false",
+                "pause 100",
+                "content 20",
+                "show Content a,k,c,b false",
+                "pause 250",
+                "topics 30",
+                "show Topics a,k,c,t,b false",
+            ],
+        ),
+        (
+            "a committed question: the same order, no pause",
+            case(Pace::Committed, three(), usize::MAX),
+            found(&["a", "k", "c", "t", "b"], None),
+            &[
+                "lexical 25",
+                "show Words a,b false",
+                "bookmarks 10",
+                "show Bookmarks a,k,b false",
+                "content 20",
+                "show Content a,k,c,b false",
+                "topics 30",
+                "show Topics a,k,c,t,b false",
+            ],
+        ),
+        (
+            "equal pauses: in list order",
+            typing(vec![
+                topics_found(),
+                listed("tabs", 0, 10, &["o"]),
+                bookmarks(&["k", "a"]),
+            ]),
+            found(&["a", "o", "k", "t", "b"], None),
+            &[
+                "lexical 25",
+                "show Words a,b false",
+                "tabs 10",
+                "show Tabs a,o,b false",
+                "bookmarks 10",
+                "show Bookmarks a,o,k,b false",
+                "pause 350",
+                "topics 30",
+                "show Topics a,o,k,t,b false",
+            ],
+        ),
+        (
+            "no ranked source: the words' answer is the last step",
+            typing(Vec::new()),
+            found(&["a", "b"], None),
+            &["lexical 25", "show Words a,b false"],
+        ),
+        (
+            "a partial index: the ranked sources are fused with the browser's fill-in",
+            Case {
+                lexical: Lexical::Partial {
+                    pages: pages(&["a"]),
+                    progress: PROGRESS,
+                },
+                ..typing(vec![topic(Ranked::none()), bookmarks(&["k", "a"])])
+            },
+            found(&["a", "k", "x"], Some(PROGRESS)),
+            &[
+                "lexical 25",
+                "show FillingIn a true",
+                "pause 150",
+                "browser 25",
+                "show FilledIn a,x true",
+                "bookmarks 10",
+                "show Bookmarks a,k,x true",
+                "pause 350",
+                "topics 30",
+            ],
+        ),
+    ];
+    for (name, case, want, steps) in rows {
+        let (outcome, log) = run(case);
+        assert_eq!(outcome, want, "{name}");
+        assert_eq!(log, steps, "{name}");
+    }
+}
+
+#[test]
+fn a_source_that_finds_nothing_changes_nothing() {
+    let one = |pace, lexical: &dyn Fn() -> Lexical, topics: &dyn Fn() -> Ranked, extra| {
+        let mut ranked = topic_search(topics());
+        ranked.extend(extra);
+        run(Case {
+            lexical: lexical(),
+            browser: Ok(pages(&["x", "a"])),
+            ranked,
+            pace,
+            wanted_for: usize::MAX,
+        })
+    };
+    let whole = || Lexical::Whole(pages(&["a", "b"]));
+    let partial = || Lexical::Partial {
+        pages: pages(&["a"]),
+        progress: PROGRESS,
+    };
+    let found_t = || topics(&["t", "a"], Words::Found);
+    let missed_t = || topics(&["t"], Words::Missed);
+    let none = || Ranked::none();
+    let lexicals: [&dyn Fn() -> Lexical; 2] = [&whole, &partial];
+    let topic_answers: [&dyn Fn() -> Ranked; 3] = [&found_t, &missed_t, &none];
+    for pace in [Pace::Committed, Pace::AsYouType] {
+        for lexical in lexicals {
+            for topics in topic_answers {
+                let (alone, alone_log) = one(pace, lexical, topics, Vec::new());
+                for nothing in [bookmarks(&[]), listed("late", 900, 5, &[])] {
+                    let asked = format!("{} {}", nothing.0, nothing.1.pool);
+                    let (beside, mut log) = one(pace, lexical, topics, vec![nothing]);
+                    assert_eq!(beside, alone, "{pace:?} {asked}");
+                    // Asked, and (as the user types, when it is the slowest) paused for.
+                    log.retain(|line| *line != asked && *line != "pause 550");
+                    assert_eq!(log, alone_log, "{pace:?} {asked}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_ranked_source_is_cut_to_what_is_shown() {
+    let many: Vec<String> = (0..40).map(|i| format!("https://k{i}.example/")).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    let (outcome, log) = run(Case {
+        lexical: Lexical::Whole(pages(&["a"])),
+        browser: Ok(Vec::new()),
+        ranked: vec![bookmarks(&many)],
+        pace: Pace::Committed,
+        wanted_for: usize::MAX,
+    });
+    let Ok(Retrieved::Pages { pages, .. }) = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(pages.len(), RESULT_LIMIT, "{log:?}");
 }
 
 #[test]
