@@ -1,0 +1,17 @@
+//! The presentation layer: the sentences the core composes for the user from the typed values the
+//! other layers give it (an index's progress, a [`Failure`](crate::failure::Failure)). A method
+//! worded here (`status`, a `Display`) is an inherent `impl` of the lower layer's type, called as if
+//! it were written beside it. One file per subject:
+//!
+//! - [`progress`]: the engines' progress: the index's lines while it is built, topic search's.
+//! - [`failure`]: what went wrong (a browser call, a request not answered).
+
+pub mod failure;
+pub mod progress;
+
+use crate::i18n::plural;
+
+/// "1 page", "12,345 pages".
+fn pages(count: usize) -> String {
+    plural("count_pages", i64::try_from(count).unwrap_or(i64::MAX), &[])
+}
