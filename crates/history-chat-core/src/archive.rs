@@ -81,11 +81,6 @@ pub fn past_chrome(last_visit_ms: i64, now_ms: i64) -> bool {
     last_visit_ms < now_ms.saturating_sub(CHROME_EXPIRY_MS)
 }
 
-/// What a result row says of a page History Chat kept after Chrome forgot it.
-pub fn kept_note() -> String {
-    t!("archive_kept_note")
-}
-
 /// The options page's line about the kept pages.
 pub fn kept_line(pages: usize) -> String {
     match pages {

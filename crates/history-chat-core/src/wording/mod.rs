@@ -5,8 +5,10 @@
 //!
 //! - [`progress`]: the engines' progress: the index's lines while it is built, topic search's.
 //! - [`failure`]: what went wrong (a browser call, a request not answered).
+//! - [`history`]: periods, relative times, a kept page's note, why an entry is not shown.
 
 pub mod failure;
+pub mod history;
 pub mod progress;
 
 use crate::i18n::plural;

@@ -1,8 +1,8 @@
 //! The engines' progress: the index's lines while it is built (the popup's status, the notices
 //! over what it found) and topic search's (the options page's line, the popup's quiet one).
 
+use super::history::relative_time;
 use super::pages;
-use crate::display::relative_time;
 use crate::i18n::number;
 use crate::index::IndexProgress;
 use crate::semantic::{SemanticProgress, SemanticStatus, UnavailableReason};
