@@ -6,10 +6,12 @@
 //! - [`progress`]: the engines' progress: the index's lines while it is built, topic search's.
 //! - [`failure`]: what went wrong (a browser call, a request not answered).
 //! - [`history`]: periods, relative times, a kept page's note, why an entry is not shown.
+//! - [`settings`]: the options page's lines (retention, excluded sites, the key, kept pages).
 
 pub mod failure;
 pub mod history;
 pub mod progress;
+pub mod settings;
 
 use crate::i18n::plural;
 
