@@ -15,7 +15,6 @@ use history_chat_bindings::history::{IndexAnswers, IndexedHistory};
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::on_device::{self, OnDevice};
 use history_chat_bindings::{log, nonce, now_ms, ports, runtime, storage};
-use history_chat_core::failure::Failure;
 use history_chat_core::ai::model::LanguageModel;
 use history_chat_core::ai::pipeline::{AiInput, ai_search};
 use history_chat_core::ai::provider::{Availability, Engine};
@@ -23,6 +22,7 @@ use history_chat_core::ask::{
     AskReply, AskUpdate, Asks, HostedEngine, KEEP_ALIVE_MS, hosted_engine,
 };
 use history_chat_core::conversation::{Turn, TurnNote, key_time_ms, turn_key};
+use history_chat_core::failure::Failure;
 use history_chat_core::history::RemovedVisits;
 use history_chat_core::index::host::{Answer, Question};
 use history_chat_core::messages::Response;
