@@ -3,11 +3,14 @@
 //! worded here (`status`, a `Display`) is an inherent `impl` of the lower layer's type, called as if
 //! it were written beside it. One file per subject:
 //!
+//! - [`ai`]: engines, providers, depths, Chrome's model's availability, fallbacks, a model's
+//!   failures, the pipeline's steps and notices.
 //! - [`progress`]: the engines' progress: the index's lines while it is built, topic search's.
 //! - [`failure`]: what went wrong (a browser call, a request not answered).
 //! - [`history`]: periods, relative times, a kept page's note, why an entry is not shown.
 //! - [`settings`]: the options page's lines (retention, excluded sites, the key, kept pages).
 
+pub mod ai;
 pub mod failure;
 pub mod history;
 pub mod progress;
