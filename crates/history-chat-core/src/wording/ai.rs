@@ -7,7 +7,8 @@ use crate::ai::model::ModelFailure;
 use crate::ai::pipeline::{Notice, Progress};
 use crate::ai::prompts::MAX_PICKS;
 use crate::ai::provider::{Availability, Engine, Fallback, Provider};
-use crate::search::no_results_message;
+
+use super::search::no_results_message;
 
 /// The depths' wording, for the options page.
 impl Depth {

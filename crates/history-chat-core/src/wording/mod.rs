@@ -8,12 +8,14 @@
 //! - [`progress`]: the engines' progress: the index's lines while it is built, topic search's.
 //! - [`failure`]: what went wrong (a browser call, a request not answered).
 //! - [`history`]: periods, relative times, a kept page's note, why an entry is not shown.
+//! - [`search`]: a search's outcome, nothing found and what to try, its `site:` filter named.
 //! - [`settings`]: the options page's lines (retention, excluded sites, the key, kept pages).
 
 pub mod ai;
 pub mod failure;
 pub mod history;
 pub mod progress;
+pub mod search;
 pub mod settings;
 
 use crate::i18n::plural;
