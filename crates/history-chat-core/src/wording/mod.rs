@@ -6,17 +6,21 @@
 //! - [`ai`]: engines, providers, depths, Chrome's model's availability, fallbacks, a model's
 //!   failures, the pipeline's steps and notices.
 //! - [`progress`]: the engines' progress: the index's lines while it is built, topic search's.
+//! - [`ask`]: the AI search the worker hosts: its status line, a refused second question.
 //! - [`failure`]: what went wrong (a browser call, a request not answered).
 //! - [`history`]: periods, relative times, a kept page's note, why an entry is not shown.
 //! - [`search`]: a search's outcome, nothing found and what to try, its `site:` filter named.
 //! - [`settings`]: the options page's lines (retention, excluded sites, the key, kept pages).
+//! - [`turn`]: a conversation turn's failure and note.
 
 pub mod ai;
+pub mod ask;
 pub mod failure;
 pub mod history;
 pub mod progress;
 pub mod search;
 pub mod settings;
+pub mod turn;
 
 use crate::i18n::plural;
 
