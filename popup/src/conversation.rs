@@ -14,10 +14,10 @@ use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, key
 use history_chat_core::history::RankedPage;
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
 use history_chat_core::messages::{IndexProgress, Request, Response};
-use history_chat_core::rows::result_count;
 use history_chat_core::semantic::SemanticProgress;
 use history_chat_core::t;
 use history_chat_core::wording::history::relative_time;
+use history_chat_core::wording::rows::result_count;
 use history_chat_core::wording::search::{no_match_yet, no_results_message, outcome_message};
 
 use leptos::prelude::*;

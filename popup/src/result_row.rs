@@ -10,9 +10,10 @@ use history_chat_core::display::{FAVICON_SIZE, display_title, favicon_url, reada
 use history_chat_core::failure::Failure;
 use history_chat_core::history::RankedPage;
 use history_chat_core::messages::{Request, Response};
-use history_chat_core::rows::{OpenKeys, open_disposition, removal_failed};
+use history_chat_core::rows::{OpenKeys, open_disposition};
 use history_chat_core::t;
 use history_chat_core::wording::history::{kept_note, relative_time};
+use history_chat_core::wording::rows::removal_failed;
 use std::collections::HashSet;
 
 use leptos::ev::{KeyboardEvent, MouseEvent};

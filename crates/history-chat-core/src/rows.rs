@@ -1,6 +1,6 @@
 //! What a result row offers besides its link: where a page opens for each key and mouse button,
-//! the count announced as results change, and removing a page from the browser's history (which
-//! raw entries to delete, and what the user is told).
+//! and removing a page from the browser's history (which raw entries to delete, and what
+//! happened: [`Removal`]).
 //!
 //! A row shows one cleaned page ([`crate::history::clean_and_merge`]): several raw history
 //! entries (`?utm_source=…`, `#section`, …) may have been merged into it. Removing the page
@@ -13,9 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::address::Disposition;
 use crate::clean::clean_url;
-use crate::failure::Failure;
 use crate::history::HistoryItem;
-use crate::i18n::plural;
 use crate::index::host::Answer;
 use crate::site_filter;
 
@@ -43,15 +41,6 @@ pub fn open_disposition(keys: OpenKeys) -> Disposition {
         (true, false) => Disposition::NewBackgroundTab,
         (false, true) => Disposition::CurrentTab,
         (false, false) => Disposition::NewForegroundTab,
-    }
-}
-
-/// The count announced politely to screen readers as the as-you-type results change:
-/// "No results", "1 result", "5 results".
-pub fn result_count(count: usize) -> String {
-    match count {
-        0 => t!("rows_no_results"),
-        n => plural("rows_results", i64::try_from(n).unwrap_or(i64::MAX), &[]),
     }
 }
 
@@ -171,27 +160,9 @@ pub enum Removal {
     AlreadyGone,
 }
 
-impl Removal {
-    /// The status line after a removal, naming the page by its title (`title`, as shown).
-    pub fn message(self, title: &str) -> String {
-        match self {
-            Removal::Removed => t!("rows_removed", title),
-            Removal::AlreadyGone => t!("rows_already_gone", title),
-        }
-    }
-}
-
-/// The alert when the page could not be removed (`failure` says why: the browser refused the
-/// deletion, or the worker could not be asked): nothing was taken out of the results, and trying
-/// again is safe.
-pub fn removal_failed(failure: &Failure) -> String {
-    t!("rows_removal_failed", failure)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::failure::BrowserFailure;
 
     fn item(url: &str) -> HistoryItem {
         HistoryItem {
@@ -241,18 +212,6 @@ mod tests {
         ];
         for (keys, expected) in table {
             assert_eq!(open_disposition(keys), expected, "{keys:?}");
-        }
-    }
-
-    #[test]
-    fn the_count_is_worded_for_zero_one_and_many() {
-        for (count, expected) in [
-            (0, "No results"),
-            (1, "1 result"),
-            (2, "2 results"),
-            (25, "25 results"),
-        ] {
-            assert_eq!(result_count(count), expected);
         }
     }
 
@@ -380,7 +339,7 @@ mod tests {
     }
 
     #[test]
-    fn a_page_already_gone_still_deletes_its_own_url_and_says_so() {
+    fn a_page_already_gone_still_deletes_its_own_url() {
         let items = [item("https://blog.example.com/other")];
         assert_eq!(
             variants("https://blog.example.com/ctes", &items),
@@ -388,11 +347,6 @@ mod tests {
         );
         assert!(!was_in_history("https://blog.example.com/ctes", &items));
         assert!(!was_in_history("https://blog.example.com/ctes", &[]));
-        assert!(
-            Removal::AlreadyGone
-                .message("CTEs")
-                .starts_with("This page was already gone from your history")
-        );
     }
 
     #[test]
@@ -402,21 +356,5 @@ mod tests {
             "file:///etc/passwd",
             &[item("file:///etc/passwd")]
         ));
-    }
-
-    #[test]
-    fn the_messages_name_the_page_and_what_to_do() {
-        assert_eq!(
-            Removal::Removed.message("Recursive CTEs"),
-            "Removed from your history: Recursive CTEs"
-        );
-        let failed = removal_failed(&Failure::Browser(BrowserFailure::Refused {
-            api: "chrome.history.deleteUrl".into(),
-        }));
-        assert!(
-            failed.contains("Chrome refused chrome.history.deleteUrl"),
-            "{failed}"
-        );
-        assert!(failed.contains("try again"), "{failed}");
     }
 }

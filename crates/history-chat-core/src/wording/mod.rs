@@ -9,6 +9,7 @@
 //! - [`ask`]: the AI search the worker hosts: its status line, a refused second question.
 //! - [`failure`]: what went wrong (a browser call, a request not answered).
 //! - [`history`]: periods, relative times, a kept page's note, why an entry is not shown.
+//! - [`rows`]: a result row's actions: the announced count, a removal's outcome.
 //! - [`search`]: a search's outcome, nothing found and what to try, its `site:` filter named.
 //! - [`settings`]: the options page's lines (retention, excluded sites, the key, kept pages).
 //! - [`turn`]: a conversation turn's failure and note.
@@ -18,6 +19,7 @@ pub mod ask;
 pub mod failure;
 pub mod history;
 pub mod progress;
+pub mod rows;
 pub mod search;
 pub mod settings;
 pub mod turn;
