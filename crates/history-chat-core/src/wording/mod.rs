@@ -5,6 +5,7 @@
 //!
 //! - [`ai`]: engines, providers, depths, Chrome's model's availability, fallbacks, a model's
 //!   failures, the pipeline's steps and notices.
+//! - [`omnibox`]: the address-bar keyword's default suggestion.
 //! - [`progress`]: the engines' progress: the index's lines while it is built, topic search's.
 //! - [`ask`]: the AI search the worker hosts: its status line, a refused second question.
 //! - [`failure`]: what went wrong (a browser call, a request not answered).
@@ -18,6 +19,7 @@ pub mod ai;
 pub mod ask;
 pub mod failure;
 pub mod history;
+pub mod omnibox;
 pub mod progress;
 pub mod rows;
 pub mod search;
