@@ -9,7 +9,6 @@ use history_chat_bindings::{gemini, log, permissions, storage};
 use history_chat_core::ai::Depth;
 use history_chat_core::ai::provider::{Availability, Engine, Provider};
 use history_chat_core::api_key::ApiKey;
-use history_chat_core::archive;
 use history_chat_core::display::percent;
 use history_chat_core::exclusions::{BadLine, Exclusions};
 use history_chat_core::gemini::DEFAULT_MODEL;
@@ -19,6 +18,7 @@ use history_chat_core::period::Period;
 use history_chat_core::semantic::{SemanticProgress, SemanticStatus};
 use history_chat_core::settings::{Retention, Settings, Switch};
 use history_chat_core::t;
+use history_chat_core::wording;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -166,7 +166,9 @@ async fn ask_kept(request: Request, kept: RwSignal<Option<usize>>, feedback: Fee
             let _ = kept.try_set(Some(pages));
             match request {
                 Request::ForgetKept => feedback.ok(t!("options_kept_forgotten")),
-                Request::SetKeepForgotten { enabled } => feedback.ok(archive::switched(enabled)),
+                Request::SetKeepForgotten { enabled } => {
+                    feedback.ok(wording::settings::kept_switched(enabled))
+                }
                 _ => {}
             }
         }
@@ -440,7 +442,7 @@ pub fn Options() -> impl IntoView {
         });
     };
     let kept_line = move || match kept.get() {
-        Some(pages) => archive::kept_line(pages),
+        Some(pages) => wording::settings::kept_line(pages),
         None => t!("options_kept_counting"),
     };
     let forget_kept = move |_| {
@@ -655,7 +657,7 @@ pub fn Options() -> impl IntoView {
                 >
                     <div class="buttons" role="group" aria-label=t!("options_forget_confirm")>
                         <p>
-                            {move || archive::forget_question(kept.get().unwrap_or(0))}
+                            {move || wording::settings::forget_question(kept.get().unwrap_or(0))}
                         </p>
                         <button type="button" on:click=forget_kept>{t!("options_forget_yes")}</button>
                         <button type="button" on:click=move |_| confirm_forget.set(false)>{t!("options_forget_cancel")}</button>

@@ -11,14 +11,14 @@ use history_chat_core::ai::pipeline::Notice;
 use history_chat_core::ai::provider::Engine;
 use history_chat_core::ask::AskUpdate;
 use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, key_time_ms};
-use history_chat_core::display::relative_time;
 use history_chat_core::history::RankedPage;
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
 use history_chat_core::messages::{IndexProgress, Request, Response};
-use history_chat_core::rows::result_count;
-use history_chat_core::search::{no_match_yet, no_results_message, outcome_message};
 use history_chat_core::semantic::SemanticProgress;
 use history_chat_core::t;
+use history_chat_core::wording::history::relative_time;
+use history_chat_core::wording::rows::result_count;
+use history_chat_core::wording::search::{no_match_yet, no_results_message, outcome_message};
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;

@@ -6,14 +6,14 @@ use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::{clipboard, tabs};
 use history_chat_core::archive;
-use history_chat_core::display::{
-    FAVICON_SIZE, display_title, favicon_url, readable_url, relative_time,
-};
+use history_chat_core::display::{FAVICON_SIZE, display_title, favicon_url, readable_url};
 use history_chat_core::failure::Failure;
 use history_chat_core::history::RankedPage;
 use history_chat_core::messages::{Request, Response};
-use history_chat_core::rows::{OpenKeys, open_disposition, removal_failed};
+use history_chat_core::rows::{OpenKeys, open_disposition};
 use history_chat_core::t;
+use history_chat_core::wording::history::{kept_note, relative_time};
+use history_chat_core::wording::rows::removal_failed;
 use std::collections::HashSet;
 
 use leptos::ev::{KeyboardEvent, MouseEvent};
@@ -40,7 +40,7 @@ pub(crate) fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) ->
     let when = relative_time(now, page.last_visit_ms);
     let visited = match archive::past_chrome(page.last_visit_ms, now) {
         false => t!("popup_visited", when),
-        true => t!("popup_visited_kept", when, archive::kept_note()),
+        true => t!("popup_visited_kept", when, kept_note()),
     };
     let url = StoredValue::new(page.url.clone());
     let confirming = RwSignal::new(false);

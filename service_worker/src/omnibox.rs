@@ -10,7 +10,8 @@ use history_chat_bindings::{ChromeError, now_ms, omnibox};
 use history_chat_core::history::Page;
 use history_chat_core::index::host::Question;
 use history_chat_core::messages::Response;
-use history_chat_core::omnibox::{Coverage, Entered, MAX_SUGGESTIONS, answer, entered, prompt};
+use history_chat_core::omnibox::{Coverage, Entered, MAX_SUGGESTIONS, answer, entered};
+use history_chat_core::wording::omnibox::prompt;
 use wasm_bindgen::JsValue;
 
 use crate::index_host;
@@ -37,9 +38,9 @@ pub async fn changed(text: String, suggest: js_sys::Function) -> Result<(), Chro
     if LATEST.get() != turn {
         return Ok(());
     }
-    let answer = answer(&text, &pages, coverage, now_ms());
+    let answer = answer(&text, &pages, coverage);
     omnibox::suggest(&suggest, &answer.suggestions)?;
-    omnibox::set_default_suggestion(&answer.default_description).await
+    omnibox::set_default_suggestion(&answer.default_description(now_ms())).await
 }
 
 /// `chrome.omnibox.onInputEntered`: opens the picked suggestion, the address typed, or the best

@@ -7,6 +7,11 @@
 //! - **The core's layers import only downwards**: each of the core's top-level modules belongs to one
 //!   layer ([`CORE_LAYERS`]), and a file may use its own layer's files and those of the layers
 //!   below, never one above.
+//! - **The core words only in its presentation layer**: outside [`CORE_WORDING`] (the `wording/`
+//!   folder, and `i18n.rs`, which defines them), no file of the core calls `t!` or names
+//!   `i18n`'s `plural`, `number` or `text` ([`wording_outside`]). The layers below return typed
+//!   values; a method that words one (an inherent `impl`, a `Display`) is written in `wording/`,
+//!   where the import check cannot see it called, and this rule is what keeps it there.
 //!
 //! A file is a node; an edge is any path in it (a `use`, a type, a call) that names an item of
 //! another file of the same crate: `crate::…`, `super::…`, `self::…`, a child module's name, or a
@@ -115,6 +120,14 @@ pub struct SourceFile {
 /// Reads a crate from its root file (`src/lib.rs`), following its `mod name;` declarations, and
 /// leaving out test modules.
 pub fn read_crate(root: &Path) -> Result<Graph, ReadError> {
+    let sources = read_sources(root)?;
+    graph_of(&sources).map_err(|(module, e)| ReadError::Parse(PathBuf::from(module.join("/")), e))
+}
+
+/// The source files of a crate, from its root file (`src/lib.rs`), following its `mod name;`
+/// declarations, and leaving out test modules: what [`read_crate`] makes its graph of, and what
+/// [`wording_outside`] reads.
+pub fn read_sources(root: &Path) -> Result<Vec<SourceFile>, ReadError> {
     let mut sources = Vec::new();
     let mut pending = vec![(root.to_path_buf(), ModulePath::new(), true)];
     while let Some((path, module, owns_dir)) = pending.pop() {
@@ -148,7 +161,7 @@ pub fn read_crate(root: &Path) -> Result<Graph, ReadError> {
         }
         sources.push(SourceFile { module, text });
     }
-    graph_of(&sources).map_err(|(module, e)| ReadError::Parse(PathBuf::from(module.join("/")), e))
+    Ok(sources)
 }
 
 /// The graph of files given as text (what [`read_crate`] reads; tests give it directly).
@@ -605,6 +618,293 @@ pub fn upward_imports(graph: &Graph, layers: &[(&str, &[&str])]) -> Vec<String> 
         }
     }
     found
+}
+
+/// The core's files that may compose sentences: the presentation layer (`wording/`) and the
+/// primitives it words with (`i18n.rs`), by top-level module.
+pub const CORE_WORDING: &[&str] = &["wording", "i18n"];
+
+/// `i18n`'s functions that word: `text` (what `t!` calls), `plural` and `number`.
+const WORDING_FUNCTIONS: &[&str] = &["text", "plural", "number"];
+
+/// Where a crate composes a sentence outside the top-level modules `allowed`: every `t!` (also
+/// inside another macro's tokens, `format!("{}", t!("key"))`), every `use` that brings in
+/// `i18n`'s `text`, `plural` or `number` (a glob of `i18n` too), and every path that names one of
+/// them (`i18n::plural(…)`, `words::number` after `use crate::i18n as words`, or a bare
+/// `plural(…)` where the file imports it), as `module: what` lines in the files' order; empty
+/// when there is none. Test code is left out, as [`read_sources`] and [`graph_of`] leave it.
+pub fn wording_outside(
+    sources: &[SourceFile],
+    allowed: &[&str],
+) -> Result<Vec<String>, (ModulePath, syn::Error)> {
+    let mut found = Vec::new();
+    for source in sources {
+        let top = source.module.first().map(String::as_str);
+        if top.is_some_and(|top| allowed.contains(&top)) {
+            continue;
+        }
+        let file = syn::parse_file(&source.text).map_err(|e| (source.module.clone(), e))?;
+        // The names a `use` binds to `i18n` and to its functions, anywhere in the file (a `use`
+        // counts in its whole module, also above it): read again until a reading finds no new
+        // one (an alias may name an alias).
+        let mut names = WordingNames::default();
+        let imports = loop {
+            let mut collector = UseCollector {
+                names: names.clone(),
+                imports: Vec::new(),
+            };
+            collector.visit_file(&file);
+            if collector.names == names {
+                break collector.imports;
+            }
+            names = collector.names;
+        };
+        let mut finder = WordingFinder {
+            names: &names,
+            found: imports,
+        };
+        finder.visit_file(&file);
+        let module = name(&source.module);
+        found.extend(
+            finder
+                .found
+                .into_iter()
+                .map(|what| format!("{module}: {what}")),
+        );
+    }
+    Ok(found)
+}
+
+/// The names a file's `use`s bind: to the `i18n` module, and to its wording functions.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct WordingNames {
+    /// Names of `i18n` itself (`i18n`, or an alias: `use crate::i18n as words`).
+    i18n: BTreeSet<String>,
+    /// Names of its wording functions (`plural`, or `p` after `use crate::i18n::plural as p`).
+    functions: BTreeSet<String>,
+}
+
+impl WordingNames {
+    /// Whether `segments` (a path, or a `use` leaf's whole path) names one of `i18n`'s wording
+    /// functions: `…::i18n::plural`, `words::plural` after `use crate::i18n as words`, or a bare
+    /// name bound to one.
+    fn names_function(&self, segments: &[String]) -> bool {
+        match segments {
+            [name] => self.functions.contains(name),
+            [.., module, function] => {
+                WORDING_FUNCTIONS.contains(&function.as_str())
+                    && (module == "i18n" || (segments.len() == 2 && self.i18n.contains(module)))
+            }
+            [] => false,
+        }
+    }
+
+    /// Whether `segments` names `i18n` itself.
+    fn names_i18n(&self, segments: &[String]) -> bool {
+        match segments {
+            [name] => name == "i18n" || self.i18n.contains(name),
+            [.., last] => last == "i18n",
+            [] => false,
+        }
+    }
+}
+
+/// Reads a file's `use`s (test code left out) into [`WordingNames`], and lists those that import a
+/// wording function.
+struct UseCollector {
+    names: WordingNames,
+    /// `use crate::i18n::plural`, as it reads.
+    imports: Vec<String>,
+}
+
+impl UseCollector {
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(prefix, &p.tree);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => self.use_leaf(prefix, &n.ident.to_string(), None),
+            syn::UseTree::Rename(r) => {
+                self.use_leaf(prefix, &r.ident.to_string(), Some(r.rename.to_string()))
+            }
+            syn::UseTree::Glob(_) => {
+                if self.names.names_i18n(prefix) {
+                    let all = WORDING_FUNCTIONS.iter().map(|f| (*f).to_owned());
+                    self.names.functions.extend(all);
+                    self.imports.push(format!("use {}::*", prefix.join("::")));
+                }
+            }
+            syn::UseTree::Group(g) => {
+                for tree in &g.items {
+                    self.use_tree(prefix, tree);
+                }
+            }
+        }
+    }
+
+    fn use_leaf(&mut self, prefix: &[String], name: &str, rename: Option<String>) {
+        let mut segments = prefix.to_vec();
+        if name != "self" {
+            segments.push(name.to_owned());
+        }
+        let Some(last) = segments.last().cloned() else {
+            return;
+        };
+        let bound = rename.unwrap_or(last);
+        if segments.len() < 2 {
+            // `use name;` names an extern crate.
+        } else if self.names.names_function(&segments) {
+            self.names.functions.insert(bound);
+            self.imports.push(format!("use {}", segments.join("::")));
+        } else if self.names.names_i18n(&segments) {
+            self.names.i18n.insert(bound);
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for UseCollector {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        if !is_test_only(attributes(item)) {
+            visit::visit_item(self, item);
+        }
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        self.use_tree(&mut Vec::new(), &u.tree);
+    }
+}
+
+/// Finds the wording in a file (test code left out): `t!`, and paths naming a wording function.
+struct WordingFinder<'a> {
+    names: &'a WordingNames,
+    /// What was found, as it reads (`t!("key", …)`, `plural(…)`, `use crate::i18n::plural`).
+    found: Vec<String>,
+}
+
+impl WordingFinder<'_> {
+    /// Reads tokens syn leaves unparsed (a macro's): `t!` invocations, and calls or paths naming a
+    /// wording function.
+    fn tokens(&mut self, tokens: proc_macro2::TokenStream) {
+        use proc_macro2::{Delimiter, TokenTree};
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tree) in trees.iter().enumerate() {
+            match tree {
+                TokenTree::Group(group) => self.tokens(group.stream()),
+                TokenTree::Ident(ident) => {
+                    let next = trees.get(i + 1);
+                    let after = trees.get(i + 2);
+                    let bang = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                    if ident == "t" && bang {
+                        if let Some(TokenTree::Group(group)) = after {
+                            self.found.push(macro_call("t", &group.stream()));
+                        }
+                        continue;
+                    }
+                    let called = matches!(
+                        next,
+                        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis
+                    );
+                    // The path this name ends: `a::b::name`, read backwards over `::`.
+                    let mut segments = vec![ident.to_string()];
+                    let mut at = i;
+                    while at >= 3
+                        && matches!(&trees[at - 1], TokenTree::Punct(p) if p.as_char() == ':')
+                        && matches!(&trees[at - 2], TokenTree::Punct(p) if p.as_char() == ':')
+                    {
+                        match &trees[at - 3] {
+                            TokenTree::Ident(before) => segments.insert(0, before.to_string()),
+                            _ => break,
+                        }
+                        at -= 3;
+                    }
+                    let method = at >= 1
+                        && matches!(&trees[at - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                    let qualified = segments.len() > 1;
+                    if !method && (qualified || called) && self.names.names_function(&segments) {
+                        self.found.push(path_text(&segments, called));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for WordingFinder<'_> {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        if !is_test_only(attributes(item)) {
+            visit::visit_item(self, item);
+        }
+    }
+
+    fn visit_impl_item(&mut self, item: &'ast syn::ImplItem) {
+        let attrs = match item {
+            syn::ImplItem::Const(i) => &i.attrs,
+            syn::ImplItem::Fn(i) => &i.attrs,
+            syn::ImplItem::Type(i) => &i.attrs,
+            syn::ImplItem::Macro(i) => &i.attrs,
+            _ => return visit::visit_impl_item(self, item),
+        };
+        if !is_test_only(attrs) {
+            visit::visit_impl_item(self, item);
+        }
+    }
+
+    fn visit_item_use(&mut self, _: &'ast syn::ItemUse) {
+        // Read by `UseCollector`.
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if mac.path.segments.last().is_some_and(|s| s.ident == "t") {
+            self.found.push(macro_call("t", &mac.tokens));
+        } else {
+            visit::visit_macro(self, mac);
+        }
+        self.tokens(mac.tokens.clone());
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(path) = &*call.func {
+            let segments: Vec<String> = path
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            if self.names.names_function(&segments) {
+                self.found.push(path_text(&segments, true));
+                for arg in &call.args {
+                    self.visit_expr(arg);
+                }
+                return;
+            }
+        }
+        visit::visit_expr_call(self, call);
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if self.names.names_function(&segments) {
+            self.found.push(path_text(&segments, false));
+        }
+        visit::visit_path(self, path);
+    }
+}
+
+/// `t!("key", …)`: a macro call as a report names it, by its first token.
+fn macro_call(name: &str, tokens: &proc_macro2::TokenStream) -> String {
+    let mut trees = tokens.clone().into_iter();
+    let first = trees.next().map(|t| t.to_string()).unwrap_or_default();
+    let more = if trees.next().is_some() { ", …" } else { "" };
+    format!("{name}!({first}{more})")
+}
+
+/// `crate::i18n::plural(…)`, or the path alone when it is not called.
+fn path_text(segments: &[String], called: bool) -> String {
+    let path = segments.join("::");
+    if called { format!("{path}(…)") } else { path }
 }
 
 fn name(module: &ModulePath) -> String {

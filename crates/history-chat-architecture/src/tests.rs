@@ -613,3 +613,168 @@ fn upward_imports_are_reported() {
         assert_eq!(upward_imports(&graph(files), LAYERS), *expected, "{what}");
     }
 }
+
+/// What [`wording_outside`] reports of a crate given as `(module, text)` pairs, `wording` and
+/// `i18n` being the presentation layer.
+fn wording(files: &[(&str, &str)]) -> Vec<String> {
+    let sources: Vec<SourceFile> = files
+        .iter()
+        .map(|(path, text)| SourceFile {
+            module: module(path),
+            text: (*text).to_owned(),
+        })
+        .collect();
+    wording_outside(&sources, &["wording", "i18n"])
+        .unwrap_or_else(|(module, e)| panic!("{module:?}: {e}"))
+}
+
+#[test]
+fn wording_outside_the_presentation_layer_is_reported() {
+    let rows: &[(&str, Files, &[&str])] = &[
+        (
+            "`t!` and `crate::t!` in a lower module",
+            &[
+                ("", "mod a;"),
+                (
+                    "a",
+                    "fn f() -> String { t!(\"key\") } fn g() -> String { crate::t!(\"other\", 1) }",
+                ),
+            ],
+            &["a: t!(\"key\")", "a: t!(\"other\", …)"],
+        ),
+        (
+            "inside another macro's tokens; `t != 0` is no macro",
+            &[
+                ("", "mod a;"),
+                (
+                    "a",
+                    "fn f() {
+                         let _ = format!(\"{}\", t!(\"key\"));
+                         let _ = vec![crate::i18n::plural(\"k\", 1, &[])];
+                         view! { <p>{t!(\"label\")}</p> };
+                         assert!(t != 0);
+                     }",
+                ),
+            ],
+            &[
+                "a: t!(\"key\")",
+                "a: crate::i18n::plural(…)",
+                "a: t!(\"label\")",
+            ],
+        ),
+        (
+            "imported, then called bare or by an alias",
+            &[
+                ("", "mod a;"),
+                (
+                    "a",
+                    "use crate::i18n::{number, plural as p}; fn f() { number(1); p(\"k\", 2, &[]); }",
+                ),
+            ],
+            &[
+                "a: use crate::i18n::number",
+                "a: use crate::i18n::plural",
+                "a: number(…)",
+                "a: p(…)",
+            ],
+        ),
+        (
+            "through an alias of the module, and `text`, what `t!` calls",
+            &[
+                ("", "mod a;"),
+                (
+                    "a",
+                    "use crate::i18n as words;
+                     fn f() -> String { words::number(3) + &crate::i18n::text(\"k\", &[]) }",
+                ),
+            ],
+            &["a: words::number(…)", "a: crate::i18n::text(…)"],
+        ),
+        (
+            "a glob of i18n, an alias used above its `use`, a function passed as a value",
+            &[
+                ("", "mod a; mod b; mod c;"),
+                ("a", "use crate::i18n::*; fn f() { plural(\"k\", 1, &[]); }"),
+                (
+                    "b",
+                    "use words::plural; use crate::i18n as words; fn f() { plural(\"k\", 1, &[]); }",
+                ),
+                (
+                    "c",
+                    "fn f() -> Vec<String> { [1].into_iter().map(crate::i18n::number).collect() }",
+                ),
+            ],
+            &[
+                "a: use crate::i18n::*",
+                "a: plural(…)",
+                "b: use words::plural",
+                "b: plural(…)",
+                "c: crate::i18n::number",
+            ],
+        ),
+        (
+            "the presentation layer (and its nested files) and i18n itself word freely",
+            &[
+                ("", "#[macro_use] mod i18n; mod wording;"),
+                ("i18n", "pub fn number(n: i64) -> String { t!(\"separator\") }"),
+                ("wording", "mod deep; fn f() -> String { t!(\"key\") }"),
+                (
+                    "wording::deep",
+                    "use crate::i18n::plural; fn f() -> String { plural(\"k\", 1, &[]) }",
+                ),
+            ],
+            &[],
+        ),
+        (
+            "test code, and names that are not i18n's, are not wording",
+            &[
+                ("", "mod a;"),
+                (
+                    "a",
+                    "#[cfg(test)] mod tests { fn f() { t!(\"key\"); } }
+                     #[cfg(test)] use crate::i18n::plural;
+                     #[test] fn works() { t!(\"key\"); }
+                     struct S;
+                     impl S {
+                         #[cfg(test)] fn g() { t!(\"key\"); }
+                         fn number(&self) -> u8 { 1 }
+                     }
+                     fn plural(n: u8) -> u8 { n }
+                     fn h(s: S, number: u8) -> u8 {
+                         plural(s.number()) + number + other::number(1) + s.text(format!(\"{}\", s.number()))
+                     }",
+                ),
+            ],
+            &[],
+        ),
+    ];
+    for (what, files, expected) in rows {
+        assert_eq!(wording(files), *expected, "{what}");
+    }
+}
+
+#[test]
+fn read_sources_reads_every_file_but_the_tests() {
+    let on_disk = OnDisk::new(
+        "sources",
+        &[
+            ("src/lib.rs", "mod a; mod wording; #[cfg(test)] mod tests;"),
+            (
+                "src/a.rs",
+                "fn f() -> String { t!(\"key\") } #[cfg(test)] mod tests;",
+            ),
+            ("src/a/tests.rs", "fn g() { t!(\"in a test\"); }"),
+            ("src/wording/mod.rs", "mod deep;"),
+            ("src/wording/deep.rs", "fn f() -> String { t!(\"key\") }"),
+            ("src/tests.rs", "fn g() { t!(\"in a test\"); }"),
+        ],
+    );
+    let sources = read_sources(&on_disk.0.join("src/lib.rs")).unwrap();
+    let mut modules: Vec<String> = sources.iter().map(|s| name(&s.module)).collect();
+    modules.sort();
+    assert_eq!(modules, ["a", "crate", "wording", "wording::deep"]);
+    assert_eq!(
+        wording_outside(&sources, &["wording", "i18n"]).unwrap(),
+        ["a: t!(\"key\")"]
+    );
+}

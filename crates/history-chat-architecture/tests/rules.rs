@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use history_chat_architecture::{CORE_LAYERS, circles, read_crate, upward_imports};
+use history_chat_architecture::{
+    CORE_LAYERS, CORE_WORDING, circles, read_crate, read_sources, upward_imports, wording_outside,
+};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -41,5 +43,17 @@ fn the_core_imports_only_downwards() {
         upward.is_empty(),
         "upward imports in the core:\n  {}",
         upward.join("\n  ")
+    );
+}
+
+#[test]
+fn the_core_words_only_in_its_presentation_layer() {
+    let sources = read_sources(&workspace().join(CRATES[0])).unwrap_or_else(|e| panic!("{e}"));
+    let outside = wording_outside(&sources, CORE_WORDING)
+        .unwrap_or_else(|(module, e)| panic!("{module:?}: {e}"));
+    assert!(
+        outside.is_empty(),
+        "sentences composed outside the core's presentation layer (wording/; see ARCHITECTURE.md):\n  {}",
+        outside.join("\n  ")
     );
 }

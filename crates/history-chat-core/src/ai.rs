@@ -3,8 +3,8 @@
 //! candidates, and the model ranks them with a reason each.
 //!
 //! Everything here is pure: the model and the history are traits the host implements, time is
-//! passed in, and every decision (retries, fallbacks, what the user is told) is made here so the host
-//! only moves bytes.
+//! passed in, and every decision (retries, fallbacks, what the user is told, as values: failures,
+//! notices, fallbacks, worded by `wording::ai`) is made here so the host only moves bytes.
 //!
 //! - [`provider`]: which engine answers (local search, Gemini, on-device), from the user's choice
 //!   and what the browser can do.

@@ -16,7 +16,6 @@
 //! a forget asked by a page) removes it everywhere.
 
 use crate::history::RemovedVisits;
-use crate::i18n::plural;
 use crate::period::DAY_MS;
 
 /// The age at which Chrome deletes history: `kExpireDaysThreshold` in Chromium's history backend,
@@ -79,37 +78,6 @@ pub fn classify(
 /// shown in the index, it is there because History Chat kept it.
 pub fn past_chrome(last_visit_ms: i64, now_ms: i64) -> bool {
     last_visit_ms < now_ms.saturating_sub(CHROME_EXPIRY_MS)
-}
-
-/// What a result row says of a page History Chat kept after Chrome forgot it.
-pub fn kept_note() -> String {
-    t!("archive_kept_note")
-}
-
-/// The options page's line about the kept pages.
-pub fn kept_line(pages: usize) -> String {
-    match pages {
-        0 => t!("archive_none_kept"),
-        n => plural("archive_kept", count(n), &[]),
-    }
-}
-
-/// The options page's confirmation before forgetting the kept pages.
-pub fn forget_question(pages: usize) -> String {
-    plural("archive_forget_question", count(pages), &[])
-}
-
-fn count(pages: usize) -> i64 {
-    i64::try_from(pages).unwrap_or(i64::MAX)
-}
-
-/// What the options page says once the worker has applied the switch.
-pub fn switched(on: bool) -> String {
-    if on {
-        t!("archive_switched_on")
-    } else {
-        t!("archive_switched_off")
-    }
 }
 
 #[cfg(test)]
@@ -238,15 +206,5 @@ mod tests {
         assert!(!past_chrome(NOW - 90 * DAY_MS, NOW));
         assert!(!past_chrome(NOW - DAY_MS, NOW));
         assert!(!past_chrome(0, 0));
-    }
-
-    #[test]
-    fn the_kept_line_counts_pages() {
-        assert!(kept_line(0).starts_with("No page is kept yet"));
-        assert_eq!(kept_line(1), "1 page is kept that Chrome has forgotten.");
-        assert_eq!(
-            kept_line(12),
-            "12 pages are kept that Chrome has forgotten."
-        );
     }
 }

@@ -53,17 +53,6 @@ pub struct RunningAsk {
     pub cancelling: bool,
 }
 
-impl RunningAsk {
-    /// The popup's status line for this search.
-    pub fn status(&self) -> String {
-        match (&self.progress, self.cancelling) {
-            (_, true) => t!("popup_status_cancelling"),
-            (Some(progress), false) => progress.message(self.engine),
-            (None, false) => t!("popup_status_searching"),
-        }
-    }
-}
-
 /// What the worker tells the open popups about its searches. Externally tagged, as
 /// [`crate::messages::Response`] is, so that the popup reads it without serde's buffering.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -162,13 +151,6 @@ pub fn hosted_engine(
 pub struct Busy {
     /// The question being searched.
     pub question: String,
-}
-
-impl Busy {
-    /// What the popup says.
-    pub fn message(&self) -> String {
-        t!("popup_busy_refused", self.question)
-    }
 }
 
 /// Pages deleted from history while a search ran, to leave out of its answer.

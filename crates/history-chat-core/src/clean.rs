@@ -8,8 +8,6 @@
 //! The query string is edited as raw text, piece by piece, so the parameters we keep are byte-for-byte
 //! what the site wrote (re-encoding could turn `%20` into `+` and change the page).
 
-use std::fmt;
-
 use url::Url;
 
 use crate::address::web_address;
@@ -61,7 +59,7 @@ pub const TRACKING_PARAMS: &[&str] = &[
 /// Prefix of the Google Analytics campaign parameters (`utm_source`, `utm_medium`, …).
 const UTM_PREFIX: &str = "utm_";
 
-/// Why a history entry is not shown.
+/// Why a history entry is not shown (worded in `wording::history`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rejection {
     /// The text is not a URL at all.
@@ -74,16 +72,6 @@ pub enum Rejection {
     },
     /// A Google search result page: search noise, not a page the user is looking for.
     GoogleSearch,
-}
-
-impl fmt::Display for Rejection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&match self {
-            Rejection::Invalid => t!("clean_invalid"),
-            Rejection::NotWebPage { scheme } => t!("clean_not_web_page", scheme),
-            Rejection::GoogleSearch => t!("clean_google_search"),
-        })
-    }
 }
 
 impl std::error::Error for Rejection {}

@@ -95,19 +95,6 @@ pub enum TurnError {
 }
 
 impl TurnError {
-    /// One sentence for the user: what happened and what to do. `engine` names the model that
-    /// failed.
-    pub fn message(&self, engine: Engine) -> String {
-        match self {
-            TurnError::SearchFailed { failure } => failure.sentence(),
-            TurnError::HistoryUnreadable { detail } => t!("turn_history_unreadable", detail),
-            TurnError::Model { failure } => failure.user_message(engine),
-            TurnError::Cancelled => t!("failure_cancelled"),
-            TurnError::Interrupted => t!("failure_interrupted"),
-            TurnError::Worded(text) => text.clone(),
-        }
-    }
-
     /// Whether the fix is in the options page (key, permissions, region, model).
     pub fn is_settings_problem(&self) -> bool {
         matches!(self, TurnError::Model { failure } if failure.is_settings_problem())
@@ -135,25 +122,6 @@ pub enum TurnNote {
     },
     /// A sentence stored by an earlier version, shown as it is.
     Worded(String),
-}
-
-impl TurnNote {
-    /// One sentence for the user.
-    pub fn message(&self) -> String {
-        match self {
-            TurnNote::Fallback(fallback) => fallback.message(),
-            TurnNote::OnDeviceFailed {
-                failure: ModelFailure::Unavailable { reason },
-            } => t!("note_on_device_unavailable", reason),
-            TurnNote::OnDeviceFailed { failure } => t!(
-                "fallback_searched_locally",
-                failure.user_message(Engine::OnDevice)
-            ),
-            TurnNote::FillingIn => IndexProgress::default().filling_in(),
-            TurnNote::Indexing { progress } => progress.notice(),
-            TurnNote::Worded(text) => text.clone(),
-        }
-    }
 }
 
 /// One question and its answer.
@@ -589,79 +557,59 @@ mod tests {
         assert_eq!(value["error"], json!({"model": {"failure": "overloaded"}}));
         assert_eq!(value["ai"]["notices"], json!(["unranked"]));
         assert_eq!(
-            turn.error.as_ref().map(|error| error.message(turn.mode)),
-            Some(ModelFailure::Overloaded.user_message(Engine::Gemini))
+            turn.error,
+            Some(TurnError::Model {
+                failure: ModelFailure::Overloaded
+            })
         );
         assert!(!turn.model_unavailable());
         assert_eq!(serde_json::from_value::<Turn>(value).unwrap(), turn);
     }
 
     #[test]
-    fn failures_and_notes_are_stored_as_values_and_worded_for_the_engine_that_answered() {
-        let timeout = TurnError::Model {
-            failure: ModelFailure::Timeout,
-        };
-        let rows: &[(TurnError, Engine, Value, &str)] = &[
+    fn failures_and_notes_are_stored_as_values() {
+        let rows: &[(TurnError, Value)] = &[
             (
-                timeout.clone(),
-                Engine::OnDevice,
+                TurnError::Model {
+                    failure: ModelFailure::Timeout,
+                },
                 json!({"model": {"failure": "timeout"}}),
-                "Chrome's built-in model took too long to answer. Try again.",
             ),
-            (
-                timeout,
-                Engine::Gemini,
-                json!({"model": {"failure": "timeout"}}),
-                "Gemini took too long to answer. Try again.",
-            ),
-            (
-                TurnError::Cancelled,
-                Engine::Gemini,
-                json!("cancelled"),
-                "Search cancelled.",
-            ),
+            (TurnError::Cancelled, json!("cancelled")),
             (
                 TurnError::SearchFailed {
                     failure: Failure::Browser(crate::failure::BrowserFailure::Refused {
                         api: "chrome.history.search".into(),
                     }),
                 },
-                Engine::Local,
                 json!({"searchFailed": {"failure": {"browser": {"refused": {"api": "chrome.history.search"}}}}}),
-                "Your history could not be searched (Chrome refused chrome.history.search). Try again in a moment.",
             ),
             (
                 TurnError::SearchFailed {
                     failure: Failure::ExclusionsUnknown,
                 },
-                Engine::Local,
                 json!({"searchFailed": {"failure": "exclusionsUnknown"}}),
-                "History Chat could not read its settings, so it shows no pages for now: it must know which sites you excluded. It tries again by itself; ask again in a moment.",
             ),
             // As an earlier version stored it: its reason already worded.
             (
                 TurnError::HistoryUnreadable {
                     detail: "backend gone".into(),
                 },
-                Engine::Local,
                 json!({"historyUnreadable": {"detail": "backend gone"}}),
-                "Your history could not be searched (backend gone). Try again in a moment.",
             ),
         ];
-        for (error, engine, stored, worded) in rows {
+        for (error, stored) in rows {
             assert_eq!(&serde_json::to_value(error).unwrap(), stored);
             assert_eq!(
                 &serde_json::from_value::<TurnError>(stored.clone()).unwrap(),
                 error
             );
-            assert_eq!(error.message(*engine), *worded);
         }
 
-        let notes: &[(TurnNote, Value, &str)] = &[
+        let notes: &[(TurnNote, Value)] = &[
             (
                 TurnNote::Fallback(Fallback::NoApiKey),
                 json!({"fallback": "noApiKey"}),
-                "No Gemini API key is set: add one in Options. Searched locally.",
             ),
             (
                 TurnNote::OnDeviceFailed {
@@ -670,14 +618,12 @@ mod tests {
                     },
                 },
                 json!({"onDeviceFailed": {"failure": {"unavailable": {"reason": "session destroyed"}}}}),
-                "The on-device model is not available (session destroyed). Searched locally.",
             ),
             (
                 TurnNote::OnDeviceFailed {
                     failure: ModelFailure::Timeout,
                 },
                 json!({"onDeviceFailed": {"failure": "timeout"}}),
-                "Chrome's built-in model took too long to answer. Try again. Searched locally.",
             ),
             (
                 TurnNote::Indexing {
@@ -687,21 +633,19 @@ mod tests {
                     },
                 },
                 json!({"indexing": {"progress": {"pages": 10, "sinceMs": null}}}),
-                "Indexing your history… meanwhile these come from Chrome's own search.",
             ),
         ];
-        for (note, stored, worded) in notes {
+        for (note, stored) in notes {
             assert_eq!(&serde_json::to_value(note).unwrap(), stored);
             assert_eq!(
                 &serde_json::from_value::<TurnNote>(stored.clone()).unwrap(),
                 note
             );
-            assert_eq!(note.message(), *worded);
         }
     }
 
     #[test]
-    fn turns_stored_with_sentences_by_earlier_versions_show_them_as_they_are() {
+    fn turns_stored_with_sentences_by_earlier_versions_keep_them_as_they_are() {
         let value = json!({
             "atMs": NOW,
             "question": "q",
@@ -716,10 +660,6 @@ mod tests {
             Some(TurnError::Worded(
                 "Gemini returned an empty answer. Try again.".into()
             ))
-        );
-        assert_eq!(
-            turn.error.as_ref().map(|e| e.message(turn.mode)).as_deref(),
-            Some("Gemini returned an empty answer. Try again.")
         );
         assert_eq!(
             turn.note,

@@ -3,8 +3,10 @@
 //!
 //! The extension installs the browser's lookup (`chrome.i18n.getMessage`, which picks the catalogue
 //! of the browser's UI language and falls back to English, the manifest's `default_locale`, for a
-//! key French lacks) once per page or worker, with [`install`]. The core then words everything
-//! through [`t!`](crate::t) and [`plural`]; no user-facing sentence is written in Rust.
+//! key French lacks) once per page or worker, with [`install`]. Everything is then worded through
+//! [`t!`](crate::t), [`plural`] and [`number`]; no user-facing sentence is written in Rust. In the
+//! core only its presentation layer, `wording`, calls them (`history-chat-architecture` checks
+//! it); the pages call them for their own labels.
 //!
 //! Natively (tests, examples, benchmarks) nothing is installed: the English catalogue, compiled in,
 //! answers, with the browser's own substitution rules, so a test of a message reads the words a user

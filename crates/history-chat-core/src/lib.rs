@@ -10,7 +10,7 @@
 //!
 //! **Primitives** — what every part reads, using nothing of ours:
 //! - [`i18n`]: every sentence the user reads, by key, from the English and French catalogues
-//!   (`_locales/`); [`t!`] words one.
+//!   (`_locales/`); [`t!`] words one (in the core, only [`wording`] calls it).
 //! - `lenient` (private): serde helpers that give an unreadable stored value its default.
 //! - `percent` (private): the one percent-decoder of URL pieces.
 //! - [`address`]: an `http(s)` address read as text — the one split of a host, path and query —
@@ -25,7 +25,7 @@
 //! - [`exclusions`]: the excluded sites, parsed, and which pages they exclude.
 //! - [`site_filter`]: the `site:` terms of a question and which pages they keep.
 //! - [`archive`]: pages kept after Chrome forgets them (expiry told from deletion).
-//! - [`display`]: readable URLs, titles and relative times.
+//! - [`display`]: readable URLs and titles, the site icon's address.
 //!
 //! **Engines** — what answers a question about pages:
 //! - [`index`]: the lexical index (folding, stems, typos, BM25F, snapshot) and its life in the
@@ -46,12 +46,15 @@
 //! - [`settings`]: the user's settings, read leniently.
 //! - [`conversation`]: the conversation log: turns, storage keys, retention.
 //! - [`ask`]: the searches the worker hosts, and their updates to the popup.
-//! - [`rows`]: what a result row offers (open modes, the announced count, removal).
+//! - [`rows`]: what a result row offers (open modes, the entries a removal deletes).
 //! - [`omnibox`]: the address-bar keyword's suggestions and what Enter opens.
 //!
 //! **Protocol and presentation** — between the pages and the worker, and what the user reads:
 //! - [`messages`]: the one request/response enum between the extension's pages and its worker.
-//! - [`wording`]: the sentences about the engines' progress, from their typed states.
+//! - [`wording`]: every sentence the core composes, from the typed values of the layers below
+//!   (one file per subject: progress, failures, history, search, rows, turns, AI, the hosted
+//!   search, settings, the address bar); nothing else in the core calls `t!`, `plural` or
+//!   `number`.
 
 #[macro_use]
 pub mod i18n;

@@ -10,7 +10,8 @@
 //!
 //! - [`answer`]: the suggestions for what was typed (the index's best pages, matched words in
 //!   `<match>`, the readable address in `<url>`) and the default suggestion, which says what Enter
-//!   will do: open the best match, nothing (no match, nothing typed), or the typed address.
+//!   will do ([`DefaultSuggestion`]): open the best match, nothing (no match, nothing typed), or
+//!   the typed address. Its words are the catalogue's, put together by `wording::omnibox`.
 //! - [`entered`]: what Enter means. A picked suggestion sends its `content`, the page's cleaned URL,
 //!   which is opened; an `http(s)` address typed in full is opened too; other text opens the index's
 //!   best match for it, as the default suggestion promised; an empty input, text with no searchable
@@ -43,11 +44,6 @@ pub const MAX_SUGGESTIONS: usize = 7;
 /// less than this, and a 10,000-character title would only cost the browser's XML parser.
 pub const MAX_TITLE_CHARS: usize = 120;
 
-/// The default suggestion while nothing searchable is typed (and when the keyword mode starts).
-pub fn prompt() -> String {
-    t!("omnibox_prompt")
-}
-
 /// One suggestion, in `chrome.omnibox.SuggestResult`'s shape.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Suggestion {
@@ -70,19 +66,41 @@ pub enum Coverage {
     Building(IndexProgress),
 }
 
+/// What the default suggestion says Enter will do (worded, with `%s` standing for the input, by
+/// `Answer::default_description`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultSuggestion {
+    /// Nothing searchable is typed (and the keyword mode has just started): an invitation to
+    /// type what one remembers of a page.
+    Prompt,
+    /// An `http(s)` address is typed in full: Enter opens it.
+    OpenAddress,
+    /// The history is empty: there is nothing to search yet.
+    HistoryEmpty,
+    /// Enter opens the best match, the first suggestion.
+    OpenBest,
+    /// No page of the whole history matches.
+    NoMatch,
+    /// No page matches yet: the index is still being built.
+    NoneYet,
+}
+
 /// What Chrome is given for one input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
-    /// For `chrome.omnibox.setDefaultSuggestion`: XML, with Chrome's `%s` standing for the input.
-    pub default_description: String,
+    /// For `chrome.omnibox.setDefaultSuggestion`: what Enter will do.
+    pub default: DefaultSuggestion,
+    /// How far the index has got while it is built, said after the default suggestion; `None`
+    /// once it holds the whole history.
+    pub indexing: Option<IndexProgress>,
     /// For the `suggest` callback, best first, at most [`MAX_SUGGESTIONS`].
     pub suggestions: Vec<Suggestion>,
 }
 
 /// The suggestions and the default suggestion for `input`, given the index's best `pages` for it
 /// (most relevant first; for an input without a searchable word, the most recent pages) and how far
-/// the index has got. `now_ms` words the build's progress.
-pub fn answer(input: &str, pages: &[Page], coverage: Coverage, now_ms: i64) -> Answer {
+/// the index has got.
+pub fn answer(input: &str, pages: &[Page], coverage: Coverage) -> Answer {
     let suggestions = pages
         .iter()
         .filter(|page| is_openable(&page.url))
@@ -94,24 +112,35 @@ pub fn answer(input: &str, pages: &[Page], coverage: Coverage, now_ms: i64) -> A
         .collect::<Vec<_>>();
     let searchable = !query_words(input).is_empty();
     let typed_url = typed_address(input).is_some();
-    let mut default_description = match coverage {
-        _ if typed_url => t!("omnibox_open_address"),
-        Coverage::Whole { pages: 0 } => t!("omnibox_history_empty"),
-        _ if !searchable => prompt(),
-        _ if !suggestions.is_empty() => t!("omnibox_open_best"),
-        Coverage::Whole { .. } => t!("omnibox_no_match"),
-        Coverage::Building(_) => t!("omnibox_none_yet"),
+    let default = match coverage {
+        _ if typed_url => DefaultSuggestion::OpenAddress,
+        Coverage::Whole { pages: 0 } => DefaultSuggestion::HistoryEmpty,
+        _ if !searchable => DefaultSuggestion::Prompt,
+        _ if !suggestions.is_empty() => DefaultSuggestion::OpenBest,
+        Coverage::Whole { .. } => DefaultSuggestion::NoMatch,
+        Coverage::Building(_) => DefaultSuggestion::NoneYet,
     };
-    if let Coverage::Building(progress) = coverage {
-        default_description.push_str(" <dim>(");
-        default_description.push_str(&escape_xml(&clean_text(&progress.status(now_ms), 200)));
-        default_description.push_str(")</dim>");
-    }
+    let indexing = match coverage {
+        Coverage::Building(progress) => Some(progress),
+        Coverage::Whole { .. } => None,
+    };
     Answer {
-        default_description,
+        default,
+        indexing,
         suggestions,
     }
 }
+
+/// Untrusted text said after a description, dimmed and in parentheses: ` <dim>(text)</dim>`.
+pub fn aside(text: &str) -> String {
+    format!(
+        " <dim>({})</dim>",
+        escape_xml(&clean_text(text, MAX_ASIDE_CHARS))
+    )
+}
+
+/// An aside ([`aside`]) is cut to this many characters.
+const MAX_ASIDE_CHARS: usize = 200;
 
 /// What Enter with `text` in the address bar (after the keyword) asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]

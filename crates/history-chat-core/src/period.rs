@@ -96,28 +96,6 @@ impl Period {
             .find(|period| period.as_str() == value)
     }
 
-    /// The selector's label: "Last 7 days".
-    pub fn label(self) -> String {
-        match self {
-            Period::Day => t!("period_day"),
-            Period::Week => t!("period_week"),
-            Period::Month => t!("period_month"),
-            Period::Quarter => t!("period_quarter"),
-            Period::All => t!("period_all"),
-        }
-    }
-
-    /// The label inside a sentence: "the last 7 days".
-    pub fn phrase(self) -> String {
-        match self {
-            Period::Day => t!("period_day_phrase"),
-            Period::Week => t!("period_week_phrase"),
-            Period::Month => t!("period_month_phrase"),
-            Period::Quarter => t!("period_quarter_phrase"),
-            Period::All => t!("period_all_phrase"),
-        }
-    }
-
     /// The next longer period, to suggest when nothing was found; `None` for the longest Chrome
     /// keeps (3 months) and for "All time" (which is not always offered).
     pub const fn longer(self) -> Option<Period> {

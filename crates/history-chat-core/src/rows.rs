@@ -1,12 +1,9 @@
 //! What a result row offers besides its link: where a page opens for each key and mouse button,
-//! the count announced as results change, and what the user is told of a removal (which the
-//! core decides in `crate::removal`).
+//! and what a removal did ([`Removal`]; the removal itself is decided in `crate::removal`).
 
 use serde::{Deserialize, Serialize};
 
 use crate::address::Disposition;
-use crate::failure::Failure;
-use crate::i18n::plural;
 
 /// The modifier keys (and the mouse button) of the event that opens a result.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -35,15 +32,6 @@ pub fn open_disposition(keys: OpenKeys) -> Disposition {
     }
 }
 
-/// The count announced politely to screen readers as the as-you-type results change:
-/// "No results", "1 result", "5 results".
-pub fn result_count(count: usize) -> String {
-    match count {
-        0 => t!("rows_no_results"),
-        n => plural("rows_results", i64::try_from(n).unwrap_or(i64::MAX), &[]),
-    }
-}
-
 /// What happened when the user removed a page, for the status line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -56,27 +44,9 @@ pub enum Removal {
     AlreadyGone,
 }
 
-impl Removal {
-    /// The status line after a removal, naming the page by its title (`title`, as shown).
-    pub fn message(self, title: &str) -> String {
-        match self {
-            Removal::Removed => t!("rows_removed", title),
-            Removal::AlreadyGone => t!("rows_already_gone", title),
-        }
-    }
-}
-
-/// The alert when the page could not be removed (`failure` says why: the browser refused the
-/// deletion, or the worker could not be asked): nothing was taken out of the results, and trying
-/// again is safe.
-pub fn removal_failed(failure: &Failure) -> String {
-    t!("rows_removal_failed", failure)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::failure::BrowserFailure;
 
     #[test]
     fn each_key_and_button_opens_where_a_browser_link_would() {
@@ -120,33 +90,5 @@ mod tests {
         for (keys, expected) in table {
             assert_eq!(open_disposition(keys), expected, "{keys:?}");
         }
-    }
-
-    #[test]
-    fn the_count_is_worded_for_zero_one_and_many() {
-        for (count, expected) in [
-            (0, "No results"),
-            (1, "1 result"),
-            (2, "2 results"),
-            (25, "25 results"),
-        ] {
-            assert_eq!(result_count(count), expected);
-        }
-    }
-
-    #[test]
-    fn the_messages_name_the_page_and_what_to_do() {
-        assert_eq!(
-            Removal::Removed.message("Recursive CTEs"),
-            "Removed from your history: Recursive CTEs"
-        );
-        let failed = removal_failed(&Failure::Browser(BrowserFailure::Refused {
-            api: "chrome.history.deleteUrl".into(),
-        }));
-        assert!(
-            failed.contains("Chrome refused chrome.history.deleteUrl"),
-            "{failed}"
-        );
-        assert!(failed.contains("try again"), "{failed}");
     }
 }

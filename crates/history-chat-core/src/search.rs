@@ -10,7 +10,6 @@ use std::future::Future;
 
 use crate::exclusions::Exclusions;
 use crate::history::{HistoryItem, Page, clean_and_merge};
-use crate::i18n::plural;
 use crate::period::Period;
 use crate::site_filter::{self, SiteFilter};
 
@@ -115,48 +114,6 @@ pub async fn local_search<S: PageSource>(
     pages.retain(|page| query.sites.allows(&page.url));
     pages.truncate(RESULT_LIMIT);
     Ok(pages)
-}
-
-/// What the status line says after a search: "3 pages found", or why nothing was.
-pub fn outcome_message(question: &str, period: Period, found: usize) -> String {
-    match found {
-        0 => no_results_message(question, period),
-        n => plural("search_pages_found", n as i64, &[]),
-    }
-}
-
-/// The line while typing when the index matches nothing yet, naming the `site:` filter if any:
-/// `No match yet from github.com — press Enter to search.`
-pub fn no_match_yet(question: &str) -> String {
-    let scope = site_filter::parse(question).filter.scope();
-    match scope.is_empty() {
-        true => t!("search_no_match_yet"),
-        false => t!("search_no_match_yet_from", scope),
-    }
-}
-
-/// The answer when nothing was found, with what to try next. A `site:` filter is named, and the
-/// question's words are quoted without it.
-///
-/// `Nothing in the last 7 days matches “foo” — try the last 30 days.`
-/// `Nothing from github.com in the last 7 days matches “foo” — try the last 30 days.`
-pub fn no_results_message(question: &str, period: Period) -> String {
-    let asked = site_filter::parse(question);
-    let words = asked.words.trim();
-    let from = asked.filter.scope();
-    let what = match (words.is_empty(), from.is_empty()) {
-        (true, true) => t!("search_nothing_in_period", period.phrase()),
-        (true, false) => t!("search_nothing_from_in_period", from, period.phrase()),
-        (false, true) => t!("search_nothing_matches", period.phrase(), words),
-        (false, false) => t!("search_nothing_from_matches", from, period.phrase(), words),
-    };
-    match period.longer() {
-        Some(longer) => t!("search_try_period", what, longer.phrase()),
-        None if words.is_empty() && from.is_empty() => t!("search_nothing_end", what),
-        None if words.is_empty() => t!("search_try_site", what),
-        None if from.is_empty() => t!("search_try_words", what),
-        None => t!("search_try_words_or_site", what),
-    }
 }
 
 #[cfg(test)]
@@ -422,88 +379,6 @@ mod tests {
                 RESULT_LIMIT
             )),
             ["https://new.example/"]
-        );
-    }
-
-    #[test]
-    fn messages() {
-        let rows: &[(&str, Period, usize, &str)] = &[
-            ("cte", Period::Week, 3, "3 pages found"),
-            ("cte", Period::Week, 1, "1 page found"),
-            (
-                "foo",
-                Period::Week,
-                0,
-                "Nothing in the last 7 days matches “foo” — try the last 30 days.",
-            ),
-            (
-                "foo",
-                Period::Day,
-                0,
-                "Nothing in the last 24 hours matches “foo” — try the last 7 days.",
-            ),
-            (
-                "foo",
-                Period::Quarter,
-                0,
-                "Nothing in the last 3 months matches “foo” — try fewer or other words.",
-            ),
-            (
-                "  ",
-                Period::Month,
-                0,
-                "Nothing in your history for the last 30 days — try the last 3 months.",
-            ),
-            (
-                "",
-                Period::Quarter,
-                0,
-                "Nothing in your history for the last 3 months.",
-            ),
-            (
-                "site:github.com cte  cycles",
-                Period::Week,
-                0,
-                "Nothing from github.com in the last 7 days matches “cte cycles” — try the last 30 days.",
-            ),
-            (
-                "site:github.com",
-                Period::Week,
-                0,
-                "Nothing from github.com in the last 7 days — try the last 30 days.",
-            ),
-            (
-                "site:github.com",
-                Period::Quarter,
-                0,
-                "Nothing from github.com in the last 3 months — try another site.",
-            ),
-            (
-                "cte site:a.com site:b.com",
-                Period::Quarter,
-                0,
-                "Nothing from a.com or b.com in the last 3 months matches “cte” — try fewer or other words, or another site.",
-            ),
-            (
-                "-site:a.com cte",
-                Period::Day,
-                0,
-                "Nothing outside a.com in the last 24 hours matches “cte” — try the last 7 days.",
-            ),
-            (
-                "site:https:// cte",
-                Period::Day,
-                0,
-                "Nothing in the last 24 hours matches “site:https:// cte” — try the last 7 days.",
-            ),
-        ];
-        for (question, period, found, expected) in rows {
-            assert_eq!(outcome_message(question, *period, *found), *expected);
-        }
-        assert_eq!(no_match_yet("cte"), "No match yet — press Enter to search.");
-        assert_eq!(
-            no_match_yet("site:github.com cte"),
-            "No match yet from github.com — press Enter to search."
         );
     }
 }

@@ -81,17 +81,6 @@ impl Retention {
     pub fn parse(value: &str) -> Option<Retention> {
         Retention::ALL.into_iter().find(|r| r.as_str() == value)
     }
-
-    /// The options page's label.
-    pub fn label(self) -> String {
-        match self {
-            Retention::Day => t!("retention_day"),
-            Retention::Week => t!("retention_week"),
-            Retention::Month => t!("retention_month"),
-            Retention::Quarter => t!("retention_quarter"),
-            Retention::Forever => t!("retention_forever"),
-        }
-    }
 }
 
 /// An on/off setting that is on unless the user turned it off.

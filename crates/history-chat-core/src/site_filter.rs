@@ -126,28 +126,6 @@ impl SiteFilter {
             _ => None,
         }
     }
-
-    /// "from github.com", "from a.com or b.com (but not c.com)", "outside x.com", or nothing:
-    /// for the user's messages.
-    pub fn scope(&self) -> String {
-        let names = |sites: &[Site]| {
-            sites
-                .iter()
-                .map(Site::label)
-                .collect::<Vec<_>>()
-                .join(&t!("site_or"))
-        };
-        match (self.include.is_empty(), self.exclude.is_empty()) {
-            (false, true) => t!("site_from", names(&self.include)),
-            (true, false) => t!("site_outside", names(&self.exclude)),
-            (false, false) => t!(
-                "site_from_but_not",
-                names(&self.include),
-                names(&self.exclude)
-            ),
-            (true, true) => String::new(),
-        }
-    }
 }
 
 /// A `site:` term of a question, for the popup's chips.
@@ -188,24 +166,6 @@ impl SiteQuestion {
     /// Whether the question is only `site:` terms: it lists the sites' most recent pages.
     pub fn only_sites(&self) -> bool {
         !self.filter.is_empty() && self.words.trim().is_empty()
-    }
-
-    /// The plain line about the bad terms, if any: "“site:https://” is not a site filter
-    /// (write site:example.com), so it was searched as words."
-    pub fn rejected_notice(&self) -> Option<String> {
-        let quoted: Vec<String> = self
-            .rejected
-            .iter()
-            .map(|term| t!("quoted", term))
-            .collect();
-        match quoted.as_slice() {
-            [] => None,
-            [one] => Some(t!("site_rejected_one", one)),
-            many => Some(t!(
-                "site_rejected_many",
-                many.join(&t!("site_list_separator"))
-            )),
-        }
     }
 }
 
@@ -522,33 +482,13 @@ mod tests {
         let international = parse("site:BÜCHER.de:8080 -site:xn--i-7iq.ws");
         let labels: Vec<String> = international.terms.iter().map(SiteTerm::label).collect();
         assert_eq!(labels, ["site:bücher.de:8080", "-site:i❤.ws"]);
-        assert_eq!(
-            international.filter.scope(),
-            "from bücher.de:8080 (but not i❤.ws)"
-        );
         assert_eq!(parsed.words, "rust ");
-        assert_eq!(
-            parsed.filter.scope(),
-            "from github.com or gitlab.com (but not gist.github.com)"
-        );
-        assert_eq!(parse("-site:x.com").filter.scope(), "outside x.com");
-        assert_eq!(parse("cte").filter.scope(), "");
         // A bad term is a word; the good ones still filter.
         let parsed = parse("site:https:// site:github.com cte");
         assert_eq!(parsed.words, "site:https:// cte");
         assert_eq!(parsed.filter.include, [site("github.com", None)]);
-        assert_eq!(
-            parsed.rejected_notice().as_deref(),
-            Some(
-                "“site:https://” is not a site filter (write site:example.com), so it was searched as words."
-            )
-        );
-        assert_eq!(
-            parse("site: site:*.*").rejected_notice().as_deref(),
-            Some(
-                "“site:”, “site:*.*” are not site filters (write site:example.com), so they were searched as words."
-            )
-        );
+        assert_eq!(parsed.rejected, ["site:https://"]);
+        assert_eq!(parse("site: site:*.*").rejected, ["site:", "site:*.*"]);
         // `site:a b`: the filter `site:a` and the word `b`.
         let parsed = parse("site:a b");
         assert_eq!(parsed.filter.include, [site("a", None)]);

@@ -54,26 +54,6 @@ impl Depth {
     pub fn parse(value: &str) -> Option<Depth> {
         Depth::ALL.into_iter().find(|depth| depth.as_str() == value)
     }
-
-    /// The options page's label.
-    pub fn label(self) -> String {
-        match self {
-            Depth::Superficial => t!("depth_superficial"),
-            Depth::Regular => t!("depth_regular"),
-            Depth::Exhaustive => t!("depth_exhaustive"),
-            Depth::Sheerlock => t!("depth_sheerlock"),
-        }
-    }
-
-    /// One line under the label on the options page.
-    pub fn description(self) -> String {
-        match self {
-            Depth::Superficial => t!("depth_superficial_description"),
-            Depth::Regular => t!("depth_regular_description"),
-            Depth::Exhaustive => t!("depth_exhaustive_description"),
-            Depth::Sheerlock => t!("depth_sheerlock_description"),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -93,7 +73,6 @@ mod tests {
             assert_eq!(serde_json::to_string(&depth).unwrap(), json);
             assert_eq!(serde_json::from_str::<Depth>(json).unwrap(), depth);
             assert_eq!(Depth::parse(depth.as_str()), Some(depth));
-            assert!(!depth.label().is_empty() && !depth.description().contains('\n'));
         }
         assert_eq!(Depth::default(), Depth::Regular);
         assert_eq!(Depth::parse("deep"), None);

@@ -10,8 +10,6 @@ use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ai::provider::Engine;
-
 /// Which of the pipeline's two calls a request is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -154,7 +152,8 @@ pub enum ModelFailure {
     /// The on-device model cannot answer here (not supported, not downloaded, gone, its session
     /// destroyed), with the browser's reason.
     Unavailable {
-        /// Why, as the browser said it.
+        /// Why, as the browser said it; empty when it gave no reason (worded as "the model
+        /// failed").
         reason: String,
     },
     /// The request does not fit the model's context window.
@@ -164,25 +163,20 @@ pub enum ModelFailure {
 impl ModelFailure {
     /// Reads what Chrome's built-in model (the Prompt API) threw, a `DOMException`, by its `name`
     /// and `message`: a cancelled call, a prompt too large for its context window, its time limit,
-    /// and otherwise the model being unavailable, for the reason the browser gave.
+    /// and otherwise the model being unavailable, for the reason the browser gave (its message, or
+    /// else a known exception's name; none for an exception this version does not know that
+    /// came without a message).
     pub fn from_prompt_api_exception(name: &str, message: &str) -> ModelFailure {
-        let reason = |fallback: String| {
-            if message.is_empty() {
-                fallback
-            } else {
-                message.to_owned()
-            }
-        };
         match name {
             "AbortError" => ModelFailure::Cancelled,
             "QuotaExceededError" => ModelFailure::ContextOverflow,
             "TimeoutError" => ModelFailure::Timeout,
             "NotSupportedError" | "NotAllowedError" | "InvalidStateError" | "OperationError"
             | "UnknownError" => ModelFailure::Unavailable {
-                reason: reason(name.to_owned()),
+                reason: if message.is_empty() { name } else { message }.to_owned(),
             },
             _ => ModelFailure::Unavailable {
-                reason: reason(t!("on_device_failed")),
+                reason: message.to_owned(),
             },
         }
     }
@@ -203,50 +197,6 @@ impl ModelFailure {
                 | ModelFailure::RegionUnsupported
                 | ModelFailure::ModelNotFound { .. }
         )
-    }
-
-    /// One sentence for the user: what happened and what to do, naming the model that failed
-    /// (`engine`: a time limit, an empty, cut or declined answer can come from either model; the
-    /// key, quota and server failures only from Gemini). The UI adds the link to Options.
-    pub fn user_message(&self, engine: Engine) -> String {
-        let model = engine.model_name();
-        match self {
-            ModelFailure::KeyRejected => t!("failure_key_rejected"),
-            ModelFailure::PermissionDenied => t!("failure_permission_denied"),
-            ModelFailure::RegionUnsupported => t!("failure_region_unsupported"),
-            ModelFailure::ModelNotFound { model } if model.is_empty() => {
-                t!("failure_model_not_found")
-            }
-            ModelFailure::ModelNotFound { model } => t!("failure_model_not_found_named", model),
-            ModelFailure::QuotaExhausted {
-                retry_after_s: Some(seconds),
-            } => t!("failure_quota_exhausted_for_now", wait_phrase(*seconds)),
-            ModelFailure::QuotaExhausted {
-                retry_after_s: None,
-            } => {
-                t!("failure_quota_exhausted")
-            }
-            ModelFailure::Overloaded => t!("failure_overloaded"),
-            ModelFailure::ServerError { status } => t!("failure_server_error", status),
-            ModelFailure::BadRequest { message } => t!("failure_bad_request", message),
-            ModelFailure::Network => t!("failure_network", model),
-            ModelFailure::Timeout => t!("failure_timeout", model),
-            ModelFailure::Cancelled => t!("failure_cancelled"),
-            ModelFailure::Blocked { reason } => t!("failure_blocked", model, reason),
-            ModelFailure::Truncated => t!("failure_truncated", model),
-            ModelFailure::Empty => t!("failure_empty", model),
-            ModelFailure::Unavailable { reason } => t!("failure_unavailable", reason),
-            ModelFailure::ContextOverflow => t!("failure_context_overflow"),
-        }
-    }
-
-    /// One sentence for the user when a download of Chrome's built-in model they asked for fails.
-    pub fn download_message(&self) -> String {
-        match self {
-            ModelFailure::Unavailable { reason } => t!("download_failed_because", reason),
-            ModelFailure::Cancelled => t!("download_cancelled"),
-            other => t!("download_failed", other.user_message(Engine::OnDevice)),
-        }
     }
 
     /// Whether another attempt of the same call may succeed (see [`retry_delay_ms`] for how long to
@@ -278,15 +228,6 @@ impl ModelFailure {
                 | ModelFailure::Blocked { .. }
                 | ModelFailure::Cancelled
         ) || self.is_unavailable()
-    }
-}
-
-/// "22 s", "3 min".
-fn wait_phrase(seconds: u32) -> String {
-    if seconds < 120 {
-        t!("wait_seconds", seconds)
-    } else {
-        t!("wait_minutes", seconds.div_ceil(60))
     }
 }
 
@@ -361,26 +302,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_failed_download_says_what_stopped_it() {
-        let rows = [
-            (
-                ModelFailure::Unavailable {
-                    reason: "not enough disk".into(),
-                },
-                "The on-device model could not be downloaded (not enough disk).",
-            ),
-            (ModelFailure::Cancelled, "The download was cancelled."),
-            (
-                ModelFailure::Network,
-                "The on-device model could not be downloaded: Could not reach Chrome's built-in model. Check your connection.",
-            ),
-        ];
-        for (failure, expected) in rows {
-            assert_eq!(failure.download_message(), expected);
-        }
-    }
-
-    #[test]
     fn retry_policy() {
         let quota = |s| ModelFailure::QuotaExhausted { retry_after_s: s };
         let rows: &[(ModelFailure, [Option<u32>; 3])] = &[
@@ -417,49 +338,40 @@ mod tests {
         assert_eq!(retry_delay_ms(&ModelFailure::Network, u32::MAX), None);
     }
 
-    /// What the user reads for each exception Chrome's built-in model throws: the end-to-end suite
-    /// throws one of each kind from its Prompt API stand-in; TESTING.md maps the rest here.
     #[test]
-    fn every_prompt_api_exception_reaches_the_user_as_one_sentence_naming_chromes_model() {
+    fn a_prompt_api_exception_is_read_by_its_name() {
+        let unavailable = |reason: &str| ModelFailure::Unavailable {
+            reason: reason.into(),
+        };
         let rows = [
-            ("AbortError", "The operation was aborted."),
-            ("QuotaExceededError", "The input is too large."),
-            ("TimeoutError", "The operation timed out."),
             (
-                "NotSupportedError",
-                "The model does not support the requested output language.",
+                "AbortError",
+                "The operation was aborted.",
+                ModelFailure::Cancelled,
             ),
-            ("NotAllowedError", ""),
-            ("InvalidStateError", "The session was destroyed."),
-            ("OperationError", "The model process crashed."),
-            ("UnknownError", ""),
-            ("SomethingNew", ""),
+            ("QuotaExceededError", "", ModelFailure::ContextOverflow),
+            ("TimeoutError", "", ModelFailure::Timeout),
+            (
+                "InvalidStateError",
+                "The session was destroyed.",
+                unavailable("The session was destroyed."),
+            ),
+            ("NotAllowedError", "", unavailable("NotAllowedError")),
+            ("SomethingNew", "It broke.", unavailable("It broke.")),
+            // No reason given: the wording says the model failed.
+            ("SomethingNew", "", unavailable("")),
         ];
-        let mut table = String::new();
-        for (name, message) in rows {
-            let failure = ModelFailure::from_prompt_api_exception(name, message);
-            let shown = failure.user_message(Engine::OnDevice);
-            assert!(!shown.contains("Gemini"), "{name}: {shown}");
-            table.push_str(&format!("{name} ({message}): {shown}\n"));
+        for (name, message, expected) in rows {
+            assert_eq!(
+                ModelFailure::from_prompt_api_exception(name, message),
+                expected,
+                "{name} ({message})"
+            );
         }
-        let empty = ModelFailure::Empty.user_message(Engine::OnDevice);
-        table.push_str(&format!("an empty answer: {empty}\n"));
-        expect_test::expect![[r#"
-            AbortError (The operation was aborted.): Search cancelled.
-            QuotaExceededError (The input is too large.): The question and candidates did not fit the on-device model; showing the best matches unranked.
-            TimeoutError (The operation timed out.): Chrome's built-in model took too long to answer. Try again.
-            NotSupportedError (The model does not support the requested output language.): The on-device model is not available (The model does not support the requested output language.); searched without it.
-            NotAllowedError (): The on-device model is not available (NotAllowedError); searched without it.
-            InvalidStateError (The session was destroyed.): The on-device model is not available (The session was destroyed.); searched without it.
-            OperationError (The model process crashed.): The on-device model is not available (The model process crashed.); searched without it.
-            UnknownError (): The on-device model is not available (UnknownError); searched without it.
-            SomethingNew (): The on-device model is not available (the model failed); searched without it.
-            an empty answer: Chrome's built-in model returned an empty answer. Try again.
-        "#]].assert_eq(&table);
     }
 
     #[test]
-    fn messages_are_one_sentence_and_fatality_is_as_documented() {
+    fn fatality_is_as_documented_and_failures_round_trip() {
         let all = [
             (ModelFailure::KeyRejected, true),
             (ModelFailure::PermissionDenied, true),
@@ -510,78 +422,12 @@ mod tests {
             (ModelFailure::ContextOverflow, false),
         ];
         for (failure, fatal) in all {
-            for engine in [Engine::Gemini, Engine::OnDevice] {
-                let message = failure.user_message(engine);
-                assert!(message.ends_with('.'), "{message}");
-                assert!(message.matches(". ").count() <= 1, "{message}");
-            }
             assert_eq!(failure.is_fatal_for_session(), fatal, "{failure:?}");
             let json = serde_json::to_string(&failure).unwrap();
             assert_eq!(
                 serde_json::from_str::<ModelFailure>(&json).unwrap(),
                 failure
             );
-        }
-        assert_eq!(
-            ModelFailure::QuotaExhausted {
-                retry_after_s: Some(600)
-            }
-            .user_message(Engine::Gemini),
-            "Your Gemini quota is used up for now. Try again in 10 min."
-        );
-        assert_eq!(
-            ModelFailure::QuotaExhausted {
-                retry_after_s: Some(45)
-            }
-            .user_message(Engine::Gemini),
-            "Your Gemini quota is used up for now. Try again in 45 s."
-        );
-    }
-
-    #[test]
-    fn a_failure_names_the_model_that_failed() {
-        let rows = [
-            (
-                ModelFailure::Timeout,
-                Engine::OnDevice,
-                "Chrome's built-in model took too long to answer. Try again.",
-            ),
-            (
-                ModelFailure::Timeout,
-                Engine::Gemini,
-                "Gemini took too long to answer. Try again.",
-            ),
-            (
-                ModelFailure::Empty,
-                Engine::OnDevice,
-                "Chrome's built-in model returned an empty answer. Try again.",
-            ),
-            (
-                ModelFailure::Empty,
-                Engine::Gemini,
-                "Gemini returned an empty answer. Try again.",
-            ),
-            (
-                ModelFailure::Truncated,
-                Engine::OnDevice,
-                "The answer from Chrome's built-in model was cut off. Try again, or a lower search depth in Options.",
-            ),
-            (
-                ModelFailure::Blocked {
-                    reason: "SAFETY".into(),
-                },
-                Engine::OnDevice,
-                "Chrome's built-in model declined to answer (SAFETY). Try rephrasing the question.",
-            ),
-            // Only Gemini has a key.
-            (
-                ModelFailure::KeyRejected,
-                Engine::OnDevice,
-                "Gemini refused the API key. Check it in Options.",
-            ),
-        ];
-        for (failure, engine, want) in rows {
-            assert_eq!(failure.user_message(engine), want, "{failure:?} {engine:?}");
         }
     }
 

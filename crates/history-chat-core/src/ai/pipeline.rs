@@ -15,10 +15,9 @@ use crate::ai::model::{
 };
 use crate::ai::parse;
 use crate::ai::prompts::{MAX_PICKS, expansion_request, ranking_request_with};
-use crate::ai::provider::Engine;
 use crate::history::{Page, RankedPage};
 use crate::period::Period;
-use crate::search::{PageQuery, PageSource, no_results_message};
+use crate::search::{PageQuery, PageSource};
 use crate::site_filter;
 
 /// Pages asked of the source per keyword (its [`PageQuery::limit`]): it belongs to the pipeline,
@@ -75,22 +74,6 @@ pub enum Progress {
     Ranking,
 }
 
-impl Progress {
-    /// The popup's status line for this step; `engine` names the model that is busy.
-    pub fn message(&self, engine: Engine) -> String {
-        match self {
-            Progress::Expanding => t!("progress_expanding"),
-            Progress::Retrying { seconds, .. } => {
-                t!("progress_retrying", engine.model_name(), seconds)
-            }
-            Progress::Searching {
-                candidates, budget, ..
-            } => t!("progress_searching", candidates, budget),
-            Progress::Ranking => t!("progress_ranking"),
-        }
-    }
-}
-
 /// Something the user should know about how the answer was made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -134,31 +117,6 @@ pub enum Notice {
     },
     /// A sentence stored by an earlier version, shown as it is.
     Worded(String),
-}
-
-impl Notice {
-    /// One sentence for the user.
-    pub fn message(&self) -> String {
-        match self {
-            Notice::KeywordsFromQuestion => t!("notice_keywords_from_question"),
-            Notice::ModelReplaced { configured, used } => {
-                t!("notice_model_replaced", configured, used)
-            }
-            Notice::HistoryUnavailable => t!("notice_history_unavailable"),
-            Notice::NothingFound {
-                question,
-                period,
-                message,
-            } => message
-                .clone()
-                .unwrap_or_else(|| no_results_message(question, *period)),
-            Notice::Unranked => t!("notice_unranked", MAX_PICKS),
-            Notice::Shrunk { ranked, found } => t!("notice_shrunk", ranked, found),
-            Notice::Cut => t!("notice_cut"),
-            Notice::NoGoodMatch => t!("notice_no_good_match"),
-            Notice::Worded(text) => text.clone(),
-        }
-    }
 }
 
 /// The outcome of an AI search.

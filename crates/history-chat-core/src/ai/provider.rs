@@ -46,26 +46,6 @@ impl Provider {
     pub const fn may_use_device(self) -> bool {
         matches!(self, Provider::Auto | Provider::OnDevice)
     }
-
-    /// The options page's label.
-    pub fn label(self) -> String {
-        match self {
-            Provider::Auto => t!("provider_auto"),
-            Provider::Local => t!("provider_local"),
-            Provider::Gemini => t!("provider_gemini"),
-            Provider::OnDevice => t!("provider_on_device"),
-        }
-    }
-
-    /// One line under the label.
-    pub fn description(self) -> String {
-        match self {
-            Provider::Auto => t!("provider_auto_description"),
-            Provider::Local => t!("provider_local_description"),
-            Provider::Gemini => t!("provider_gemini_description"),
-            Provider::OnDevice => t!("provider_on_device_description"),
-        }
-    }
 }
 
 /// What `LanguageModel.availability()` says, plus `Unsupported` when there is no `LanguageModel`.
@@ -96,17 +76,6 @@ impl Availability {
             _ => Availability::Unavailable,
         }
     }
-
-    /// One line saying why on-device AI cannot answer now; `None` when it can.
-    pub fn reason(self) -> Option<String> {
-        match self {
-            Availability::Available => None,
-            Availability::Unsupported => Some(t!("availability_unsupported")),
-            Availability::Unavailable => Some(t!("availability_unavailable")),
-            Availability::Downloadable => Some(t!("availability_downloadable")),
-            Availability::Downloading => Some(t!("availability_downloading")),
-        }
-    }
 }
 
 /// The engine that answers a question; stored in each turn as `local`, `gemini` or `onDevice`.
@@ -126,27 +95,6 @@ pub enum Engine {
 /// The name a turn records for Chrome's built-in model (the Prompt API does not name it).
 pub const ON_DEVICE_MODEL: &str = "gemini-nano";
 
-impl Engine {
-    /// How the popup names the engine that answered.
-    pub fn label(self) -> String {
-        match self {
-            Engine::Local => t!("engine_local"),
-            Engine::Gemini => t!("engine_gemini"),
-            Engine::OnDevice => t!("engine_on_device"),
-        }
-    }
-
-    /// The model's name in a sentence ("Gemini took too long…").
-    pub fn model_name(self) -> String {
-        match self {
-            Engine::Gemini => t!("engine_gemini_model"),
-            Engine::OnDevice => t!("engine_on_device_model"),
-            // The local search has no model to fail; said plainly should it ever be asked.
-            Engine::Local => t!("engine_local_model"),
-        }
-    }
-}
-
 /// Why the engine that answers is not the one the user chose. Stored in a turn,
 /// worded when shown ([`Fallback::message`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,19 +107,6 @@ pub enum Fallback {
         /// What the browser said.
         availability: Availability,
     },
-}
-
-impl Fallback {
-    /// One sentence for the user: why, and what to do.
-    pub fn message(self) -> String {
-        match self {
-            Fallback::NoApiKey => t!("fallback_no_api_key"),
-            Fallback::OnDeviceNotReady { availability } => t!(
-                "fallback_searched_locally",
-                availability.reason().unwrap_or_default()
-            ),
-        }
-    }
 }
 
 /// The engine for the next question, and, when it is not the one the user asked for, why.
@@ -270,13 +205,11 @@ mod tests {
                 choice.fallback
             );
         }
-        let note = choose(Provider::OnDevice, false, Unavailable)
-            .fallback
-            .unwrap()
-            .message();
-        assert!(
-            note.starts_with("Chrome's built-in AI model is not available on this device"),
-            "{note}"
+        assert_eq!(
+            choose(Provider::OnDevice, false, Unavailable).fallback,
+            Some(Fallback::OnDeviceNotReady {
+                availability: Unavailable
+            })
         );
         assert_eq!(
             choose(Provider::Gemini, false, Available).fallback,
@@ -300,7 +233,6 @@ mod tests {
         for (value, expected) in rows {
             assert_eq!(Availability::parse(value), expected, "{value}");
         }
-        assert_eq!(Availability::Available.reason(), None);
     }
 
     #[test]

@@ -267,10 +267,9 @@ fn matched_words_are_marked_as_the_index_matches_them() {
     }
 }
 
-const PROMPT: &str = "Search your history: type what you remember about a page";
-
 #[test]
 fn the_default_suggestion_says_what_enter_does() {
+    use DefaultSuggestion::*;
     let found = [page("https://example.com/sourdough", "Sourdough")];
     let building = |since_ms| {
         Coverage::Building(IndexProgress {
@@ -278,65 +277,48 @@ fn the_default_suggestion_says_what_enter_does() {
             since_ms,
         })
     };
-    let rows: Vec<(&str, &[Page], Coverage, &str)> = vec![
-        ("", &found, Coverage::Whole { pages: 5 }, PROMPT),
-        ("   ", &found, Coverage::Whole { pages: 5 }, PROMPT),
-        ("the", &found, Coverage::Whole { pages: 5 }, PROMPT),
-        (
-            "sourdough",
-            &found,
-            Coverage::Whole { pages: 5 },
-            "Open the best match in your history for <match>%s</match>",
-        ),
-        (
-            "zzzz",
-            &[],
-            Coverage::Whole { pages: 5 },
-            "No page in your history matches <match>%s</match>",
-        ),
-        (
-            "zzzz",
-            &[],
-            Coverage::Whole { pages: 0 },
-            "Your history is empty: there is nothing to search yet",
-        ),
-        (
-            "",
-            &[],
-            Coverage::Whole { pages: 0 },
-            "Your history is empty: there is nothing to search yet",
-        ),
-        (
-            "https://example.com/x?a=1&b=2",
-            &[],
-            Coverage::Whole { pages: 5 },
-            "Open <url>%s</url>",
-        ),
-        (
-            "sourdough",
-            &[],
-            building(Some(NOW - 3 * DAY_MS)),
-            "No page found yet for <match>%s</match> <dim>(Indexing your history: 12 pages so far, back to 3 days ago…)</dim>",
-        ),
-        (
-            "sourdough",
-            &found,
-            building(None),
-            "Open the best match in your history for <match>%s</match> <dim>(Indexing your history…)</dim>",
-        ),
-        (
-            "",
-            &[],
-            building(None),
-            "Search your history: type what you remember about a page <dim>(Indexing your history…)</dim>",
-        ),
+    let whole = Coverage::Whole { pages: 5 };
+    let empty = Coverage::Whole { pages: 0 };
+    let rows: Vec<(&str, &[Page], Coverage, DefaultSuggestion)> = vec![
+        ("", &found, whole, Prompt),
+        ("   ", &found, whole, Prompt),
+        ("the", &found, whole, Prompt),
+        ("sourdough", &found, whole, OpenBest),
+        ("zzzz", &[], whole, NoMatch),
+        ("zzzz", &[], empty, HistoryEmpty),
+        ("", &[], empty, HistoryEmpty),
+        ("https://example.com/x?a=1&b=2", &[], whole, OpenAddress),
+        ("sourdough", &[], building(Some(NOW - 3 * DAY_MS)), NoneYet),
+        ("sourdough", &found, building(None), OpenBest),
+        ("", &[], building(None), Prompt),
     ];
-    for (input, pages, coverage, want) in rows {
-        let answer = super::answer(input, pages, coverage, NOW);
-        assert_eq!(answer.default_description, want, "{input:?} {coverage:?}");
-        assert!(parse(&answer.default_description).is_ok());
-        assert!(answer.default_description.matches("%s").count() <= 1);
+    for (input, pages, coverage, default) in rows {
+        let answer = super::answer(input, pages, coverage);
+        assert_eq!(answer.default, default, "{input:?} {coverage:?}");
+        let indexing = match coverage {
+            Coverage::Building(progress) => Some(progress),
+            Coverage::Whole { .. } => None,
+        };
+        assert_eq!(answer.indexing, indexing, "{input:?} {coverage:?}");
+        // Worded, it is XML Chrome takes, with at most one `%s`.
+        let description = answer.default_description(NOW);
+        assert!(parse(&description).is_ok(), "{description}");
+        assert!(description.matches("%s").count() <= 1, "{description}");
     }
+}
+
+#[test]
+fn an_aside_is_dimmed_escaped_and_cut() {
+    assert_eq!(
+        aside("a <b> & c\n d"),
+        " <dim>(a &lt;b&gt; &amp; c d)</dim>"
+    );
+    let long = aside(&"x".repeat(500));
+    assert!(parse(&long).is_ok());
+    assert_eq!(
+        long.chars().filter(|c| *c == 'x').count(),
+        MAX_ASIDE_CHARS - 1
+    );
 }
 
 #[test]
@@ -349,7 +331,7 @@ fn suggestions_are_the_pages_best_first_within_chromes_count() {
             )
         })
         .collect();
-    let answer = super::answer("page", &pages, Coverage::Whole { pages: 20 }, NOW);
+    let answer = super::answer("page", &pages, Coverage::Whole { pages: 20 });
     assert_eq!(answer.suggestions.len(), MAX_SUGGESTIONS);
     for (i, suggestion) in answer.suggestions.iter().enumerate() {
         assert_eq!(suggestion.content, format!("https://example.com/{i}"));
@@ -362,7 +344,7 @@ fn suggestions_are_the_pages_best_first_within_chromes_count() {
         page("chrome://settings/", "settings"),
         page("https://example.com/ok", "ok"),
     ];
-    let odd = super::answer("ok", &odd, Coverage::Whole { pages: 3 }, NOW);
+    let odd = super::answer("ok", &odd, Coverage::Whole { pages: 3 });
     let contents: Vec<&str> = odd.suggestions.iter().map(|s| s.content.as_str()).collect();
     assert_eq!(contents, ["https://example.com/ok"]);
 }

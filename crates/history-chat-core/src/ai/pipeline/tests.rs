@@ -710,41 +710,6 @@ fn the_answer_travels_as_json() {
 }
 
 #[test]
-fn progress_messages_name_the_step() {
-    let rows = [
-        (Progress::Expanding, "Expanding your question…"),
-        (
-            Progress::Retrying {
-                seconds: 2,
-                attempt: 2,
-            },
-            "Gemini is busy — retrying in 2 s…",
-        ),
-        (
-            Progress::Searching {
-                candidates: 43,
-                budget: 100,
-                keyword: 3,
-                keywords: 20,
-            },
-            "Searching history: 43 of 100 candidates",
-        ),
-        (Progress::Ranking, "Ranking…"),
-    ];
-    for (progress, expected) in rows {
-        assert_eq!(progress.message(Engine::Gemini), expected);
-    }
-    assert_eq!(
-        Progress::Retrying {
-            seconds: 4,
-            attempt: 3
-        }
-        .message(Engine::OnDevice),
-        "Chrome's built-in model is busy — retrying in 4 s…"
-    );
-}
-
-#[test]
 fn site_terms_never_reach_the_model_and_only_their_pages_are_candidates() {
     let history = Table::new(big_history());
     let model = Scripted::new([

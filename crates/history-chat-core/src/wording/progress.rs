@@ -1,13 +1,9 @@
-//! The presentation layer: what the user reads about the engines' states and about failures,
-//! composed from the typed values the protocol carries (an index's progress, topic search's, a
-//! [`Failure`]). Every sentence is a catalogue message (`t!`, `plural`); nothing below this layer
-//! words anything for these states.
+//! The engines' progress: the index's lines while it is built (the popup's status, the notices
+//! over what it found) and topic search's (the options page's line, the popup's quiet one).
 
-use std::fmt;
-
-use crate::display::relative_time;
-use crate::failure::{BrowserFailure, Failure};
-use crate::i18n::{number, plural};
+use super::history::relative_time;
+use super::pages;
+use crate::i18n::number;
 use crate::index::IndexProgress;
 use crate::semantic::{SemanticProgress, SemanticStatus, UnavailableReason};
 
@@ -84,52 +80,6 @@ fn unavailable(reason: UnavailableReason) -> String {
         UnavailableReason::ModelFailing => t!("topic_unavailable_model_failing"),
         UnavailableReason::StoreFailing => t!("topic_unavailable_store_failing"),
     }
-}
-
-/// A failed browser call as a phrase fit for a message's `($1)`: "Chrome refused
-/// chrome.history.search".
-impl fmt::Display for BrowserFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&match self {
-            BrowserFailure::Refused { api } => t!("browser_refused", api),
-            BrowserFailure::StorageFull => t!("browser_storage_full"),
-            BrowserFailure::Unreadable { api } => t!("browser_unreadable", api),
-        })
-    }
-}
-
-/// Why a request was not answered, as a phrase fit for a message's `($1)` ("… could not start
-/// ($1). Try again."), or a sentence of its own where it must say what to do
-/// ([`Failure::sentence`]).
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Failure::ExclusionsUnknown | Failure::SettingsUnreadable => {
-                f.write_str(&t!("ask_settings_unreadable"))
-            }
-            Failure::Browser(failure) => failure.fmt(f),
-            Failure::BadRequest { detail } => f.write_str(&t!("worker_bad_request", detail)),
-            Failure::UnexpectedReply => f.write_str(&t!("worker_unexpected_reply")),
-            Failure::WorkerCrashed => f.write_str(&t!("worker_crashed")),
-        }
-    }
-}
-
-impl Failure {
-    /// The failure said alone, as a whole sentence with what to do: where the excluded sites
-    /// are not known, why nothing is shown; anything else, that the history could not be
-    /// searched, and why.
-    pub fn sentence(&self) -> String {
-        match self {
-            Failure::ExclusionsUnknown => t!("worker_settings_unreadable"),
-            other => t!("turn_history_unreadable", other),
-        }
-    }
-}
-
-/// "1 page", "12,345 pages".
-fn pages(count: usize) -> String {
-    plural("count_pages", i64::try_from(count).unwrap_or(i64::MAX), &[])
 }
 
 #[cfg(test)]
@@ -239,50 +189,6 @@ mod tests {
         for (progress, options, popup) in rows {
             assert_eq!(progress.options_line(), options, "{progress:?}");
             assert_eq!(progress.popup_line().as_deref(), popup, "{progress:?}");
-        }
-    }
-
-    #[test]
-    fn a_failure_is_worded_for_where_it_is_shown() {
-        let refused = Failure::Browser(BrowserFailure::Refused {
-            api: "chrome.history.search".into(),
-        });
-        // (failure, inside a message's parentheses, said alone)
-        let rows: [(Failure, &str, &str); 6] = [
-            (
-                refused,
-                "Chrome refused chrome.history.search",
-                "Your history could not be searched (Chrome refused chrome.history.search). Try again in a moment.",
-            ),
-            (
-                Failure::Browser(BrowserFailure::StorageFull),
-                "the browser's storage for this extension is full",
-                "Your history could not be searched (the browser's storage for this extension is full). Try again in a moment.",
-            ),
-            (
-                Failure::ExclusionsUnknown,
-                "History Chat could not read its settings; it tries again by itself, so ask again in a moment",
-                "History Chat could not read its settings, so it shows no pages for now: it must know which sites you excluded. It tries again by itself; ask again in a moment.",
-            ),
-            (
-                Failure::SettingsUnreadable,
-                "History Chat could not read its settings; it tries again by itself, so ask again in a moment",
-                "Your history could not be searched (History Chat could not read its settings; it tries again by itself, so ask again in a moment). Try again in a moment.",
-            ),
-            (
-                Failure::UnexpectedReply,
-                "the background worker gave an answer this version does not understand",
-                "Your history could not be searched (the background worker gave an answer this version does not understand). Try again in a moment.",
-            ),
-            (
-                Failure::WorkerCrashed,
-                "the background worker failed (if it keeps happening, reload History Chat from chrome://extensions)",
-                "Your history could not be searched (the background worker failed (if it keeps happening, reload History Chat from chrome://extensions)). Try again in a moment.",
-            ),
-        ];
-        for (failure, phrase, sentence) in rows {
-            assert_eq!(failure.to_string(), phrase, "{failure:?}");
-            assert_eq!(failure.sentence(), sentence, "{failure:?}");
         }
     }
 }
