@@ -442,6 +442,7 @@ mod tests {
             title: "A".into(),
             last_visit_ms: at_ms - 1,
             visit_count: 2,
+            passage: None,
         };
         Turn::local(at_ms, question, Period::Week, Ok(vec![page]))
     }
@@ -453,6 +454,7 @@ mod tests {
             title: "t".into(),
             last_visit_ms: 1,
             visit_count: 1,
+            passage: None,
         };
         let pages = vec![
             page("https://secret.example/a"),
@@ -810,6 +812,7 @@ mod tests {
                 title: "T".into(),
                 last_visit_ms: at_ms - 1,
                 visit_count: 1,
+                passage: None,
             })
             .collect();
         let turn = Turn::local(at_ms, "q", Period::Week, Ok(pages));
@@ -900,6 +903,7 @@ mod tests {
             title: "T".to_owned(),
             last_visit_ms: 1,
             visit_count: 1,
+            passage: None,
         };
         let mut turn = Turn::local(
             5,

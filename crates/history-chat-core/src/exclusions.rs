@@ -382,6 +382,7 @@ mod tests {
             title: "t".into(),
             last_visit_ms: 1,
             visit_count: 1,
+            passage: None,
         };
         let exclusions = Exclusions::parse("*.secret.example").expect("list");
         let mut pages = vec![

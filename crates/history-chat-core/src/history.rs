@@ -54,6 +54,56 @@ pub struct Page {
     /// The visits of all merged entries, summed.
     #[serde(default)]
     pub visit_count: u32,
+    /// The passage of the page's text that matched the question, when the page was found by what
+    /// it said (its content, read when it was visited); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passage: Option<Passage>,
+}
+
+/// What a page said that matched a question: a passage of its text as it was read, with the
+/// question's words marked. Shown under the page's title, as text (never as HTML).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Passage {
+    /// The passage (white space collapsed), cut around what matched.
+    #[serde(default)]
+    pub text: String,
+    /// Where the question's words stand in `text`: byte ranges, in order, not overlapping. Read
+    /// from stored data, so whoever shows them checks each range against `text`
+    /// ([`Passage::pieces`]).
+    #[serde(default)]
+    pub marks: Vec<(u32, u32)>,
+}
+
+impl Passage {
+    /// The passage cut into pieces to show, each with whether it is marked, in order; a mark
+    /// that is out of order, out of bounds or not on a character boundary is shown unmarked.
+    pub fn pieces(&self) -> Vec<(&str, bool)> {
+        let mut pieces = Vec::new();
+        let mut at = 0usize;
+        for &(start, end) in &self.marks {
+            let (start, end) = (start as usize, end as usize);
+            let (Some(before), Some(marked)) =
+                (self.text.get(at..start), self.text.get(start..end))
+            else {
+                continue;
+            };
+            if start < at || marked.is_empty() {
+                continue;
+            }
+            if !before.is_empty() {
+                pieces.push((before, false));
+            }
+            pieces.push((marked, true));
+            at = end;
+        }
+        if let Some(rest) = self.text.get(at..)
+            && !rest.is_empty()
+        {
+            pieces.push((rest, false));
+        }
+        pieces
+    }
 }
 
 /// A page of an answer, with the model's reason when a model ranked it: what the AI pipeline
@@ -127,6 +177,7 @@ pub fn clean_and_merge(items: impl IntoIterator<Item = HistoryItem>) -> Vec<Page
                     title: title.to_owned(),
                     last_visit_ms: item.last_visit_ms,
                     visit_count: item.visit_count,
+                    passage: None,
                 });
             }
         }
@@ -155,6 +206,41 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_passage_is_shown_in_pieces_and_a_bad_mark_is_shown_unmarked() {
+        let pieces = |text: &str, marks: &[(u32, u32)]| {
+            let passage = Passage {
+                text: text.to_owned(),
+                marks: marks.to_vec(),
+            };
+            passage
+                .pieces()
+                .into_iter()
+                .map(|(piece, marked)| format!("{}{piece}", if marked { "*" } else { "" }))
+                .collect::<Vec<_>>()
+        };
+        type Row<'a> = (&'a str, &'a [(u32, u32)], &'a [&'a str]);
+        let rows: &[Row] = &[
+            (
+                "the crème brûlée",
+                &[(4, 10)],
+                &["the ", "*crème", " brûlée"],
+            ),
+            ("a b c", &[(0, 1), (4, 5)], &["*a", " b ", "*c"]),
+            ("no marks", &[], &["no marks"]),
+            ("", &[], &[]),
+            // Out of bounds, inside a character, backwards, overlapping, empty: unmarked.
+            ("abc", &[(1, 9)], &["abc"]),
+            ("é", &[(0, 1)], &["é"]),
+            ("abc", &[(2, 1)], &["abc"]),
+            ("abcd", &[(0, 2), (1, 3)], &["*ab", "cd"]),
+            ("abc", &[(1, 1)], &["abc"]),
+        ];
+        for &(text, marks, expected) in rows {
+            assert_eq!(pieces(text, marks), expected, "{text:?} {marks:?}");
+        }
+    }
 
     fn item(url: &str, title: &str, last_visit_ms: i64, visit_count: u32) -> HistoryItem {
         HistoryItem {
@@ -191,12 +277,14 @@ mod tests {
                     title: "Recursive CTEs: handling cycles".into(),
                     last_visit_ms: 5_000,
                     visit_count: 7,
+                    passage: None,
                 },
                 Page {
                     url: "https://other.example/".into(),
                     title: "Other".into(),
                     last_visit_ms: 2_000,
                     visit_count: 1,
+                    passage: None,
                 },
             ]
         );
@@ -255,6 +343,7 @@ mod tests {
             title: "A".into(),
             last_visit_ms: 5,
             visit_count: 2,
+            passage: None,
         };
         let fields =
             json!({"url": "https://a.example/", "title": "A", "lastVisitMs": 5, "visitCount": 2});

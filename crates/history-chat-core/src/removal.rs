@@ -197,6 +197,7 @@ mod tests {
             title: "CTEs".to_owned(),
             last_visit_ms: 5,
             visit_count: 2,
+            passage: None,
         };
         let progress = |since_ms| IndexProgress {
             pages: 10,
@@ -282,6 +283,7 @@ mod tests {
                 title: "CTEs".to_owned(),
                 last_visit_ms: 5,
                 visit_count: 2,
+                passage: None,
             }],
             indexing: Some(IndexProgress {
                 pages: 10,

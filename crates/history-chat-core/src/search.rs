@@ -176,6 +176,7 @@ mod tests {
             title: title.into(),
             last_visit_ms: NOW - days_ago * DAY_MS,
             visit_count: 1,
+            passage: None,
         }
     }
 

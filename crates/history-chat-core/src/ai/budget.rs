@@ -126,6 +126,7 @@ mod tests {
             title: String::new(),
             last_visit_ms: 0,
             visit_count: 1,
+            passage: None,
         }
     }
 

@@ -246,6 +246,7 @@ mod tests {
             title: title.into(),
             last_visit_ms: NOW - ago_ms,
             visit_count: 1,
+            passage: None,
         }
     }
 

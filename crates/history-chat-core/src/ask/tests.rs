@@ -10,6 +10,7 @@ fn page(url: &str) -> RankedPage {
         title: url.to_owned(),
         last_visit_ms: 1,
         visit_count: 1,
+        passage: None,
     })
 }
 

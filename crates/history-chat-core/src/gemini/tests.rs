@@ -483,6 +483,7 @@ fn request_bodies() {
         title: "Recursive CTEs | Blog".into(),
         last_visit_ms: now - 3 * 86_400_000,
         visit_count: 2,
+        passage: None,
     }];
     let ranking = ranking_request(
         "the article about recursive CTEs",

@@ -423,6 +423,7 @@ mod tests {
                 title: "A".to_owned(),
                 last_visit_ms: NOW - 1,
                 visit_count: 1,
+                passage: None,
             }]),
         );
         let turn_key = conversation::turn_key(NOW, 1);

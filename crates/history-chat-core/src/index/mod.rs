@@ -103,6 +103,7 @@ impl Doc {
             title: self.title.to_string(),
             last_visit_ms: self.last_visit_ms,
             visit_count: self.visit_count,
+            passage: None,
         }
     }
 }
@@ -488,6 +489,7 @@ impl Index {
                 title: doc.title.to_string(),
                 last_visit_ms: b.last_visit_ms,
                 visit_count: b.visit_count,
+                passage: None,
             })
             .collect()
     }

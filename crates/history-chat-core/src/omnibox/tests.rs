@@ -9,6 +9,7 @@ fn page(url: &str, title: &str) -> Page {
         title: title.to_owned(),
         last_visit_ms: NOW - 1_000,
         visit_count: 1,
+        passage: None,
     }
 }
 

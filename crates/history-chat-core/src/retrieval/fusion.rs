@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::history::Page;
+use crate::history::{Page, Passage};
 use crate::semantic::Words;
 
 /// The standard RRF constant (Cormack, Clarke & Büttcher, 2009).
@@ -74,11 +74,17 @@ impl Placement {
 /// [`Placement::Leading`] lists' pages first (fused among themselves by [`rrf`] with [`RRF_K`]),
 /// then the [`Placement::Fused`] lists' (likewise); ties in the earlier list's favour. A page in
 /// several lists is taken from the first list that has it: list the freshest source first (the
-/// words' answer: the index merges every raw URL of a page). The caller cuts to what it shows.
+/// words' answer: the index merges every raw URL of a page); the passage that matched
+/// ([`Page::passage`]) is the first list's that has one, so a page the words found keeps the
+/// passage its content matched. The caller cuts to what it shows.
 pub fn fuse_placed(lists: &[(&[Page], Placement)]) -> Vec<Page> {
     let mut pages: HashMap<&str, &Page> = HashMap::new();
+    let mut passages: HashMap<&str, &Passage> = HashMap::new();
     for page in lists.iter().flat_map(|(list, _)| list.iter()) {
         pages.entry(page.url.as_str()).or_insert(page);
+        if let Some(passage) = &page.passage {
+            passages.entry(page.url.as_str()).or_insert(passage);
+        }
     }
     let ids = |placement: Placement| -> Vec<Vec<String>> {
         lists
@@ -92,7 +98,13 @@ pub fn fuse_placed(lists: &[(&[Page], Placement)]) -> Vec<Page> {
         .into_iter()
         .chain(rrf(&ids(Placement::Fused), RRF_K))
         .filter(|(url, _)| seen.insert(url.clone()))
-        .filter_map(|(url, _)| pages.get(url.as_str()).map(|p| (*p).clone()))
+        .filter_map(|(url, _)| {
+            let mut page = (*pages.get(url.as_str())?).clone();
+            if page.passage.is_none() {
+                page.passage = passages.get(url.as_str()).map(|p| (*p).clone());
+            }
+            Some(page)
+        })
         .collect()
 }
 
@@ -138,11 +150,52 @@ mod tests {
             title: title.to_owned(),
             last_visit_ms: 0,
             visit_count: 1,
+            passage: None,
         }
     }
 
     fn urls(pages: &[Page]) -> Vec<&str> {
         pages.iter().map(|p| p.url.as_str()).collect()
+    }
+
+    #[test]
+    fn a_page_keeps_the_passage_its_content_matched_whichever_list_it_is_taken_from() {
+        let said = |text: &str| Passage {
+            text: text.to_owned(),
+            marks: vec![(0, 4)],
+        };
+        let with = |url: &str, text: &str| Page {
+            passage: Some(said(text)),
+            ..page(url, "")
+        };
+        let words = [
+            page("https://a.example/", "A"),
+            page("https://b.example/", "B"),
+        ];
+        let content = [
+            with("https://b.example/", "b said"),
+            with("https://c.example/", "c said"),
+        ];
+        let fused = fuse_placed(&[
+            (&words[..], Placement::Fused),
+            (&content[..], Placement::Fused),
+        ]);
+        let passages: Vec<(&str, &str, Option<&str>)> = fused
+            .iter()
+            .map(|p| {
+                let text = p.passage.as_ref().map(|s| s.text.as_str());
+                (p.url.as_str(), p.title.as_str(), text)
+            })
+            .collect();
+        assert_eq!(
+            passages,
+            [
+                // In both lists: the words' page (its title), with the content's passage.
+                ("https://b.example/", "B", Some("b said")),
+                ("https://a.example/", "A", None),
+                ("https://c.example/", "", Some("c said")),
+            ]
+        );
     }
 
     #[test]

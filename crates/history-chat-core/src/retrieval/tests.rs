@@ -12,6 +12,7 @@ fn page(url: &str) -> Page {
         title: url.to_owned(),
         last_visit_ms: NOW - 1_000,
         visit_count: 1,
+        passage: None,
     }
 }
 

@@ -41,6 +41,7 @@ const SEPARATOR: &str = " | ";
 ///     title: "Recursive CTEs:\n handling cycles".into(),
 ///     last_visit_ms: 0,
 ///     visit_count: 1,
+///     passage: None,
 /// };
 /// assert_eq!(
 ///     passage(&page),
@@ -261,6 +262,7 @@ mod tests {
             title: title.to_owned(),
             last_visit_ms: 0,
             visit_count: 1,
+            passage: None,
         }
     }
 

@@ -14,6 +14,7 @@ fn page(url: &str, title: &str, ago_ms: i64) -> Page {
         title: title.to_owned(),
         last_visit_ms: NOW - ago_ms,
         visit_count: 1,
+        passage: None,
     }
 }
 
