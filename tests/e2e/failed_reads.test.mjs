@@ -18,7 +18,7 @@ const KEY = 'AIzaSyE2E-failed-reads-key-0123456789ab';
 const BANK = { url: 'https://bank.example/statements/october', title: 'October statement — Example Bank' };
 const NEWS = { url: 'https://news.example/2026/october-report', title: 'October report: what changed this month' };
 /** What the user keeps: forever, a key, one excluded site. */
-const STORED_SETTINGS = { defaultPeriod: '7d', retention: 'forever', geminiApiKey: KEY, depth: 'regular', model: '', provider: 'local', semanticSearch: 'off', excludedSites: ['bank.example'], keepForgotten: false };
+const STORED_SETTINGS = { defaultPeriod: '7d', retention: 'forever', geminiApiKey: KEY, depth: 'regular', model: '', provider: 'local', semanticSearch: 'off', excludedSites: ['bank.example'], keepForgotten: false, readContent: false, contentCapMb: 500, contentToGemini: false };
 const REMEMBERED = 'settings-remembered';
 
 function history(now) {

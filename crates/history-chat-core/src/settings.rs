@@ -144,6 +144,21 @@ pub struct Settings {
     /// off by default). See [`crate::archive`] for which removals count as Chrome forgetting.
     #[serde(default, deserialize_with = "or_default")]
     pub keep_forgotten: bool,
+    /// Whether the text of the pages the user visits is read, kept on this computer and searched
+    /// (Options → "Search the content of the pages I visit"; off by default). Turning it on asks
+    /// for access to the sites (http and https) in the click; off deletes what was read and
+    /// gives the access back.
+    #[serde(default, deserialize_with = "or_default")]
+    pub read_content: bool,
+    /// How much room the pages' content may take, in MB ([`ContentCap`]): past it, the oldest
+    /// pages' content is deleted first.
+    #[serde(default, deserialize_with = "or_default")]
+    pub content_cap_mb: ContentCap,
+    /// Whether Gemini may be sent the passage of a page's content that matched, beside the title
+    /// and address of each candidate (off by default: content otherwise never leaves the
+    /// computer).
+    #[serde(default, deserialize_with = "or_default")]
+    pub content_to_gemini: bool,
     /// Fields written by other versions of the extension, kept as they are: written back
     /// flattened, read by [`Settings::from_stored`] (the derived reader of a flattened field would
     /// buffer every field through serde's `Content`, a second reader of each in every page).
@@ -163,8 +178,58 @@ impl Default for Settings {
             semantic_search: Switch::default(),
             excluded_sites: Vec::new(),
             keep_forgotten: false,
+            read_content: false,
+            content_cap_mb: ContentCap::default(),
+            content_to_gemini: false,
             other: Map::new(),
         }
+    }
+}
+
+/// The room the pages' content may take, in MB: [`ContentCap::DEFAULT_MB`] unless the user set
+/// another, always within [`ContentCap::MIN_MB`]..=[`ContentCap::MAX_MB`] (a stored value out of
+/// them, or not a number, reads as the default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct ContentCap(u32);
+
+impl ContentCap {
+    /// 500 MB: about 30,000 pages at the measured average, years of browsing for most people,
+    /// and a small part of the disk Chrome lets an extension use.
+    pub const DEFAULT_MB: u32 = 500;
+    /// Less would keep too few pages to be worth reading them.
+    pub const MIN_MB: u32 = 50;
+    /// More than any history needs; a typo (a zero too many) cannot fill the disk.
+    pub const MAX_MB: u32 = 10_000;
+
+    /// The cap of `mb` megabytes, when it is within the bounds.
+    pub fn new(mb: u32) -> Option<ContentCap> {
+        (ContentCap::MIN_MB..=ContentCap::MAX_MB)
+            .contains(&mb)
+            .then_some(ContentCap(mb))
+    }
+
+    /// The cap in MB.
+    pub fn mb(self) -> u32 {
+        self.0
+    }
+
+    /// The cap in bytes (1 MB = 1,000,000 bytes, as storage is counted for the user).
+    pub fn bytes(self) -> u64 {
+        u64::from(self.0) * 1_000_000
+    }
+}
+
+impl Default for ContentCap {
+    fn default() -> ContentCap {
+        ContentCap(ContentCap::DEFAULT_MB)
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentCap {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<ContentCap, D::Error> {
+        let mb = u32::deserialize(deserializer)?;
+        ContentCap::new(mb).ok_or_else(|| serde::de::Error::custom("content cap out of bounds"))
     }
 }
 
@@ -190,7 +255,7 @@ impl Settings {
     /// The stored names of this version's fields: every one is written, whatever its value (a
     /// test checks both), so a stored field not named here is another version's, kept in
     /// [`Settings::other`].
-    pub const FIELDS: [&'static str; 9] = [
+    pub const FIELDS: [&'static str; 12] = [
         "defaultPeriod",
         "retention",
         "geminiApiKey",
@@ -200,6 +265,9 @@ impl Settings {
         "semanticSearch",
         "excludedSites",
         "keepForgotten",
+        "readContent",
+        "contentCapMb",
+        "contentToGemini",
     ];
 
     /// Whether a Gemini key is set (AI mode).
@@ -273,7 +341,7 @@ mod tests {
         assert_eq!(defaults.retention, Retention::Month);
         assert_eq!(
             defaults.to_stored(),
-            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": "", "provider": "auto", "semanticSearch": "on", "excludedSites": [], "keepForgotten": false})
+            json!({"defaultPeriod": "7d", "retention": "30d", "geminiApiKey": "", "depth": "regular", "model": "", "provider": "auto", "semanticSearch": "on", "excludedSites": [], "keepForgotten": false, "readContent": false, "contentCapMb": 500, "contentToGemini": false})
         );
         assert!(!defaults.has_api_key());
         assert_eq!(defaults.model_name(), DEFAULT_MODEL);
@@ -313,6 +381,21 @@ mod tests {
             ),
             // Pages are kept only when the user said so, in so many words.
             (Some(json!({"keepForgotten": "yes"})), Settings::default()),
+            // Pages are read only when the user said so; a cap out of its bounds is the default.
+            (
+                Some(json!({"readContent": true, "contentCapMb": 2_000})),
+                Settings {
+                    read_content: true,
+                    content_cap_mb: ContentCap(2_000),
+                    ..Settings::default()
+                },
+            ),
+            (Some(json!({"readContent": "true"})), Settings::default()),
+            (Some(json!({"contentCapMb": 0})), Settings::default()),
+            (Some(json!({"contentCapMb": 49})), Settings::default()),
+            (Some(json!({"contentCapMb": 10_001})), Settings::default()),
+            (Some(json!({"contentCapMb": -5})), Settings::default()),
+            (Some(json!({"contentCapMb": "500"})), Settings::default()),
             (Some(json!({"keepForgotten": 1})), Settings::default()),
             (Some(json!({"keepForgotten": null})), Settings::default()),
         ];
@@ -330,7 +413,8 @@ mod tests {
         let stored = json!({"defaultPeriod": "24h", "retention": "forever", "geminiApiKey": "k", "depth": "sheerlock",
                             "model": "gemini-3-flash", "provider": "onDevice", "semanticSearch": "off",
                             "excludedSites": ["a.com", "*.b.org", "future.*.syntax"],
-                            "keepForgotten": true, "future": {"x": 1}});
+                            "keepForgotten": true, "readContent": true, "contentCapMb": 800,
+                            "contentToGemini": false, "future": {"x": 1}});
         let settings = Settings::from_stored(Some(stored.clone()));
         assert_eq!(settings.default_period, Period::Day);
         assert_eq!(settings.retention, Retention::Forever);
@@ -339,6 +423,8 @@ mod tests {
         // A line this version cannot read is kept, and not applied.
         assert_eq!(settings.exclusions().lines(), ["a.com", "*.b.org"]);
         assert!(settings.keep_forgotten);
+        assert!(settings.read_content);
+        assert_eq!(settings.content_cap_mb.mb(), 800);
         assert_eq!(
             settings.other,
             Map::from_iter([(String::from("future"), json!({"x": 1}))]),
@@ -359,6 +445,9 @@ mod tests {
             semantic_search: Switch::Off,
             excluded_sites: vec!["a.com".into()],
             keep_forgotten: true,
+            read_content: true,
+            content_cap_mb: ContentCap(2_000),
+            content_to_gemini: true,
             other: Map::new(),
         };
         for settings in [Settings::default(), changed] {
