@@ -141,6 +141,26 @@ pub(crate) fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) ->
     };
     let reason =
         (!result.reason.is_empty()).then(|| view! { <p class="reason">{result.reason}</p> });
+    // What the page said that matched, its marks checked against its text (stored data): text
+    // nodes and <mark>, never HTML.
+    let passage = page.passage.as_ref().map(|passage| {
+        let pieces: Vec<(String, bool)> = passage
+            .pieces()
+            .into_iter()
+            .map(|(piece, marked)| (piece.to_owned(), marked))
+            .collect();
+        view! {
+            <p class="passage">
+                {pieces
+                    .into_iter()
+                    .map(|(piece, marked)| match marked {
+                        true => view! { <mark>{piece}</mark> }.into_any(),
+                        false => piece.into_any(),
+                    })
+                    .collect_view()}
+            </p>
+        }
+    });
     let page_url = page.url.clone();
     let selected = move || {
         option.is_some()
@@ -182,6 +202,7 @@ pub(crate) fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) ->
                 <span class="url">{readable}</span>
                 <time>{visited}</time>
             </a>
+            {passage}
             {reason}
             <Show
                 when=move || confirming.get()
