@@ -69,6 +69,7 @@ pub const CORE_LAYERS: &[(&str, &[&str])] = &[
             "omnibox",
             "removal",
             "ask",
+            "catch_up",
         ],
     ),
     // The wire protocol between the pages and the worker, and every sentence shown from its outcomes.

@@ -46,6 +46,8 @@
 //! - [`settings`]: the user's settings, read leniently.
 //! - [`conversation`]: the conversation log: turns, storage keys, retention.
 //! - [`ask`]: the searches the worker hosts, and their updates to the popup.
+//! - [`catch_up`]: reading again, from their sites, the pages visited before content search was
+//!   on (the plan shown first, then a gentle schedule of downloads).
 //! - [`rows`]: what a result row offers (open modes, the entries a removal deletes).
 //! - [`omnibox`]: the address-bar keyword's suggestions and what Enter opens.
 //!
@@ -83,6 +85,7 @@ pub mod ai;
 pub mod gemini;
 
 pub mod ask;
+pub mod catch_up;
 pub mod conversation;
 pub mod omnibox;
 pub mod removal;
