@@ -68,6 +68,7 @@ pub const CORE_LAYERS: &[(&str, &[&str])] = &[
             "rows",
             "omnibox",
             "removal",
+            "reading",
             "ask",
             "catch_up",
         ],

@@ -50,6 +50,7 @@
 //!   on (the plan shown first, then a gentle schedule of downloads).
 //! - [`rows`]: what a result row offers (open modes, the entries a removal deletes).
 //! - [`omnibox`]: the address-bar keyword's suggestions and what Enter opens.
+//! - [`reading`]: which visited pages have their content read (the switch, the tab, the site).
 //!
 //! **Protocol and presentation** — between the pages and the worker, and what the user reads:
 //! - [`messages`]: the one request/response enum between the extension's pages and its worker.
@@ -88,6 +89,7 @@ pub mod ask;
 pub mod catch_up;
 pub mod conversation;
 pub mod omnibox;
+pub mod reading;
 pub mod removal;
 pub mod rows;
 pub mod settings;

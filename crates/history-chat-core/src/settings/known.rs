@@ -13,6 +13,8 @@
 //! | filter excluded sites' pages       | yes  | yes        | no: nothing that needs filtering is served |
 //! | judge Chrome's expiry (keep pages) | yes  | yes        | no: nothing kept is forgotten |
 //! | start topic search                 | yes  | yes        | no      |
+//! | read a visited page's content      | yes  | yes        | no: nothing is read |
+//! | the content's cap (evict past it)  | yes  | yes        | no: nothing is evicted |
 //!
 //! The worker tries the read again ([`retry_after_ms`]) until it succeeds.
 
@@ -21,7 +23,7 @@ use serde_json::Value;
 
 use crate::exclusions::{Exclusions, lenient_lines};
 use crate::lenient::or_default;
-use crate::settings::{Retention, Settings, Switch};
+use crate::settings::{ContentCap, Retention, Settings, Switch};
 
 /// The settings that decide what is filtered, kept or started, as last read successfully — never
 /// the Gemini key, which stays in `chrome.storage.sync` alone. Stored in `chrome.storage.local`
@@ -38,6 +40,12 @@ pub struct Remembered {
     /// [`Settings::semantic_search`].
     #[serde(default, deserialize_with = "or_default")]
     pub semantic_search: Switch,
+    /// [`Settings::read_content`].
+    #[serde(default, deserialize_with = "or_default")]
+    pub read_content: bool,
+    /// [`Settings::content_cap_mb`].
+    #[serde(default, deserialize_with = "or_default")]
+    pub content_cap_mb: ContentCap,
 }
 
 impl Remembered {
@@ -50,6 +58,8 @@ impl Remembered {
             excluded_sites: settings.excluded_sites.clone(),
             keep_forgotten: settings.keep_forgotten,
             semantic_search: settings.semantic_search,
+            read_content: settings.read_content,
+            content_cap_mb: settings.content_cap_mb,
         }
     }
 
@@ -139,6 +149,24 @@ impl KnownSettings {
             KnownSettings::Unknown => None,
         }
     }
+
+    /// "Search the content of the pages I visit"; `None` when unknown (then nothing is read).
+    pub fn read_content(&self) -> Option<bool> {
+        match self {
+            KnownSettings::Read(settings) => Some(settings.read_content),
+            KnownSettings::Remembered(remembered) => Some(remembered.read_content),
+            KnownSettings::Unknown => None,
+        }
+    }
+
+    /// The room the pages' content may take; `None` when unknown (then nothing is evicted).
+    pub fn content_cap(&self) -> Option<ContentCap> {
+        match self {
+            KnownSettings::Read(settings) => Some(settings.content_cap_mb),
+            KnownSettings::Remembered(remembered) => Some(remembered.content_cap_mb),
+            KnownSettings::Unknown => None,
+        }
+    }
 }
 
 /// The first retry of a failed settings read comes after this long.
@@ -221,6 +249,26 @@ mod tests {
             assert_eq!(known.keep_forgotten(), keep, "{known:?}");
             assert_eq!(known.semantic_search(), topics, "{known:?}");
         }
+        // Content is read only when the switch is known to be on, from a read or remembered.
+        let reading = Settings {
+            read_content: true,
+            content_cap_mb: ContentCap::new(800).unwrap_or_default(),
+            ..stored()
+        };
+        let rows = [
+            (KnownSettings::Read(reading.clone()), Some(true), Some(800)),
+            (KnownSettings::Read(Settings::default()), Some(false), Some(500)),
+            (
+                KnownSettings::Remembered(Remembered::of(&reading)),
+                Some(true),
+                Some(800),
+            ),
+            (KnownSettings::Unknown, None, None),
+        ];
+        for (known, read, cap) in rows {
+            assert_eq!(known.read_content(), read, "{known:?}");
+            assert_eq!(known.content_cap().map(ContentCap::mb), cap, "{known:?}");
+        }
     }
 
     #[test]
@@ -252,7 +300,8 @@ mod tests {
         let value = Remembered::of(&stored()).to_stored();
         assert_eq!(
             value,
-            json!({"excludedSites": ["bank.example"], "keepForgotten": true, "semanticSearch": "off"})
+            json!({"excludedSites": ["bank.example"], "keepForgotten": true, "semanticSearch": "off",
+                   "readContent": false, "contentCapMb": 500})
         );
         assert!(!value.to_string().contains("secret"));
     }
@@ -267,12 +316,15 @@ mod tests {
             (Some(json!({})), Some(Remembered::default())),
             (
                 Some(
-                    json!({"excludedSites": ["a.example", 7], "keepForgotten": "yes", "semanticSearch": "off"}),
+                    json!({"excludedSites": ["a.example", 7], "keepForgotten": "yes", "semanticSearch": "off",
+                           "readContent": "yes", "contentCapMb": 1}),
                 ),
                 Some(Remembered {
                     excluded_sites: vec!["a.example".into()],
                     keep_forgotten: false,
                     semantic_search: Switch::Off,
+                    read_content: false,
+                    content_cap_mb: ContentCap::default(),
                 }),
             ),
         ];
