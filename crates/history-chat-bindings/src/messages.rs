@@ -3,6 +3,8 @@
 
 use history_chat_core::history::{HistoryItem, RemovedVisits};
 use history_chat_core::messages::{Request, Response};
+use history_chat_core::reading::Visit;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -61,6 +63,48 @@ pub async fn ask_worker_within(
 /// Reads a message the worker received.
 pub fn read_request(message: &JsValue) -> Result<Request, ChromeError> {
     from_js(ON_MESSAGE, message)
+}
+
+/// Who sent a message, as the browser says (`chrome.runtime.onMessage`'s `sender`), as far as
+/// the worker checks it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Sender {
+    /// The sending frame's address.
+    pub url: Option<String>,
+    /// The frame's id in its tab: 0 for the top frame.
+    pub frame_id: Option<i64>,
+    /// The tab, when a tab sent it (a content script, or an extension page open in a tab).
+    pub tab: Option<SenderTab>,
+}
+
+/// The tab a message came from.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SenderTab {
+    /// Whether it is in an incognito window.
+    pub incognito: bool,
+}
+
+impl Sender {
+    /// The sender as a visit the reader may read ([`history_chat_core::reading::may_read`]).
+    pub fn visit(&self) -> Visit<'_> {
+        Visit {
+            url: self.url.as_deref().unwrap_or_default(),
+            top_frame: self.frame_id == Some(0),
+            incognito: self.tab.is_some_and(|tab| tab.incognito),
+            in_tab: self.tab.is_some(),
+        }
+    }
+}
+
+/// Reads who sent a message the worker received; a sender that cannot be read is no tab (then
+/// nothing that needs one is done for it).
+pub fn read_sender(sender: &JsValue) -> Sender {
+    from_js(ON_MESSAGE, sender).unwrap_or_else(|error| {
+        crate::log::failure("reading who sent a message (taken as no tab)", &error);
+        Sender::default()
+    })
 }
 
 /// Writes the worker's answer.
