@@ -11,7 +11,7 @@ use std::cell::{Cell, RefCell};
 
 use history_chat_bindings::embedder::{self, EmbedderError, TextKind};
 use history_chat_bindings::http::{self, Cancel};
-use history_chat_bindings::idb::{self, WriteError};
+use history_chat_bindings::idb::{self, Records, WriteError};
 use history_chat_bindings::log;
 use history_chat_core::history::Page;
 use history_chat_core::messages::{QUERY_PATIENCE_MS, Response};
@@ -142,7 +142,7 @@ fn feed(event: Event) {
 fn perform(action: Action) {
     match action {
         Action::LoadStore => spawn_local(async {
-            let Ok(pairs) = idb::all_vectors().await else {
+            let Ok(pairs) = idb::all_records(Records::Vectors).await else {
                 feed(Event::StoreFailed);
                 return;
             };
@@ -178,7 +178,7 @@ fn perform(action: Action) {
                 .into_iter()
                 .map(|record| (record.url, record.bytes))
                 .collect();
-            let event = match idb::put_vectors(&pairs).await {
+            let event = match idb::put_records(Records::Vectors, &pairs).await {
                 Ok(()) => Event::Saved { batch },
                 Err(WriteError::QuotaExceeded) => Event::SaveFailed { batch, quota: true },
                 Err(WriteError::Failed(_)) => Event::SaveFailed {
@@ -191,13 +191,13 @@ fn perform(action: Action) {
         Action::Delete { urls } => spawn_local(async move {
             // A record left behind is never shown (a search turns URLs into pages through the
             // lexical index, which no longer holds it), and the next load drops it: logged.
-            if let Err(error) = idb::delete_vectors(&urls).await {
+            if let Err(error) = idb::delete_records(Records::Vectors, &urls).await {
                 log::failure("deleting the vectors of removed pages", &error);
             }
         }),
         Action::ClearStore => spawn_local(async {
             // Logged, as a delete is: nothing left behind is ever shown.
-            if let Err(error) = idb::clear_vectors().await {
+            if let Err(error) = idb::clear_records(Records::Vectors).await {
                 log::failure("clearing the stored vectors", &error);
             }
         }),

@@ -1,18 +1,19 @@
 // A few promise wrappers over IndexedDB for the bindings crate (imported by src/idb.rs): one
-// database with two object stores — binary blobs keyed by name (the index snapshot), and the
-// semantic index's vectors, one binary record per page keyed by its URL.
+// database with three object stores — binary blobs keyed by name (the index snapshot), and two
+// stores of binary records keyed by a page's URL: topic search's vectors, and the pages' read
+// content.
 const DB_NAME = 'history-chat';
 const BLOBS = 'blobs';
-const VECTORS = 'vectors';
+const RECORD_STORES = ['vectors', 'content'];
 let opening = null;
 
 function open() {
   if (!opening) {
     opening = new Promise((resolve, reject) => {
-      const request = indexedDB.open(DB_NAME, 2);
+      const request = indexedDB.open(DB_NAME, 3);
       request.onupgradeneeded = () => {
         const db = request.result;
-        for (const name of [BLOBS, VECTORS]) {
+        for (const name of [BLOBS, ...RECORD_STORES]) {
           if (!db.objectStoreNames.contains(name)) db.createObjectStore(name);
         }
       };
@@ -51,11 +52,18 @@ export function idbPut(key, bytes) {
   return run(BLOBS, 'readwrite', (store) => store.put(bytes, key)).then(() => undefined);
 }
 
-// Every record as [key, bytes] pairs (keys and values read in one transaction, in key order).
-export function vectorsAll() {
+// Only the record stores are named by the Rust side.
+function recordStore(name) {
+  if (!RECORD_STORES.includes(name)) throw new Error(`no record store ${name}`);
+  return name;
+}
+
+// Every record of a store as [key, bytes] pairs (keys and values read in one transaction, in key
+// order).
+export function recordsAll(name) {
   return open().then((db) => new Promise((resolve, reject) => {
-    const transaction = db.transaction(VECTORS, 'readonly');
-    const store = transaction.objectStore(VECTORS);
+    const transaction = db.transaction(recordStore(name), 'readonly');
+    const store = transaction.objectStore(name);
     const keys = store.getAllKeys();
     const values = store.getAll();
     transaction.oncomplete = () => resolve(keys.result
@@ -66,24 +74,24 @@ export function vectorsAll() {
   }));
 }
 
-export function vectorsPut(keys, records) {
-  return run(VECTORS, 'readwrite', (store) => {
+export function recordsPut(name, keys, records) {
+  return run(recordStore(name), 'readwrite', (store) => {
     let last = null;
     for (let i = 0; i < keys.length; i++) last = store.put(records[i], keys[i]);
     return last;
   }).then(() => undefined);
 }
 
-export function vectorsDelete(keys) {
-  return run(VECTORS, 'readwrite', (store) => {
+export function recordsDelete(name, keys) {
+  return run(recordStore(name), 'readwrite', (store) => {
     let last = null;
     for (const key of keys) last = store.delete(key);
     return last;
   }).then(() => undefined);
 }
 
-export function vectorsClear() {
-  return run(VECTORS, 'readwrite', (store) => store.clear()).then(() => undefined);
+export function recordsClear(name) {
+  return run(recordStore(name), 'readwrite', (store) => store.clear()).then(() => undefined);
 }
 
 export function isQuotaError(error) {

@@ -1,7 +1,7 @@
 //! IndexedDB, for data too large or too hot for `chrome.storage`: named binary blobs (the local
-//! search index's snapshot) and the semantic index's vectors (one binary record per page, keyed by
-//! its cleaned URL). The promise plumbing is a small JS module, `src/idb.js`; each write resolves
-//! once its transaction has committed.
+//! search index's snapshot) and two stores of binary records, one per page keyed by its cleaned
+//! URL ([`Records`]: topic search's vectors, the pages' read content). The promise plumbing is a
+//! small JS module, `src/idb.js`; each write resolves once its transaction has committed.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -15,24 +15,51 @@ extern "C" {
     fn idb_get(key: &str) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = idbPut)]
     fn idb_put(key: &str, bytes: &js_sys::Uint8Array) -> Result<js_sys::Promise, JsValue>;
-    #[wasm_bindgen(catch, js_name = vectorsAll)]
-    fn vectors_all() -> Result<js_sys::Promise, JsValue>;
-    #[wasm_bindgen(catch, js_name = vectorsPut)]
-    fn vectors_put(
+    #[wasm_bindgen(catch, js_name = recordsAll)]
+    fn records_all(store: &str) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = recordsPut)]
+    fn records_put(
+        store: &str,
         keys: &js_sys::Array,
         records: &js_sys::Array,
     ) -> Result<js_sys::Promise, JsValue>;
-    #[wasm_bindgen(catch, js_name = vectorsDelete)]
-    fn vectors_delete(keys: &js_sys::Array) -> Result<js_sys::Promise, JsValue>;
-    #[wasm_bindgen(catch, js_name = vectorsClear)]
-    fn vectors_clear() -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = recordsDelete)]
+    fn records_delete(store: &str, keys: &js_sys::Array) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = recordsClear)]
+    fn records_clear(store: &str) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = isQuotaError)]
     fn is_quota_error(error: &JsValue) -> Result<bool, JsValue>;
 }
 
 const GET: &str = "indexedDB get";
 const PUT: &str = "indexedDB put";
-const VECTORS: &str = "indexedDB (vectors)";
+
+/// A store of one binary record per page, keyed by the page's cleaned URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Records {
+    /// Topic search's vectors.
+    Vectors,
+    /// The pages' read content (text, passages, their vectors).
+    Content,
+}
+
+impl Records {
+    /// The object store's name.
+    fn name(self) -> &'static str {
+        match self {
+            Records::Vectors => "vectors",
+            Records::Content => "content",
+        }
+    }
+
+    /// The store as errors name it.
+    fn api(self) -> &'static str {
+        match self {
+            Records::Vectors => "indexedDB (vectors)",
+            Records::Content => "indexedDB (content)",
+        }
+    }
+}
 
 /// A write that did not happen.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -61,11 +88,12 @@ pub async fn put(key: &str, bytes: &[u8]) -> Result<(), ChromeError> {
     Ok(())
 }
 
-/// Every vector record stored, with its key (the page's cleaned URL).
-pub async fn all_vectors() -> Result<Vec<(String, Vec<u8>)>, ChromeError> {
-    let value = settle(VECTORS, vectors_all()).await?;
+/// Every record of `store`, with its key (the page's cleaned URL).
+pub async fn all_records(store: Records) -> Result<Vec<(String, Vec<u8>)>, ChromeError> {
+    let api = store.api();
+    let value = settle(api, records_all(store.name())).await?;
     let unreadable = || ChromeError::Unreadable {
-        api: VECTORS,
+        api,
         message: "not a list of records".to_owned(),
     };
     let array = value
@@ -82,8 +110,9 @@ pub async fn all_vectors() -> Result<Vec<(String, Vec<u8>)>, ChromeError> {
         .collect())
 }
 
-/// Stores records under their URLs, all in one transaction.
-pub async fn put_vectors(records: &[(String, Vec<u8>)]) -> Result<(), WriteError> {
+/// Stores records in `store` under their URLs, all in one transaction.
+pub async fn put_records(store: Records, records: &[(String, Vec<u8>)]) -> Result<(), WriteError> {
+    let api = store.api();
     let keys: js_sys::Array = records
         .iter()
         .map(|(url, _)| JsValue::from_str(url))
@@ -92,23 +121,24 @@ pub async fn put_vectors(records: &[(String, Vec<u8>)]) -> Result<(), WriteError
         .iter()
         .map(|(_, bytes)| JsValue::from(js_sys::Uint8Array::from(bytes.as_slice())))
         .collect();
-    let promise = vectors_put(&keys, &values).map_err(|e| ChromeError::failed(VECTORS, e))?;
+    let promise =
+        records_put(store.name(), &keys, &values).map_err(|e| ChromeError::failed(api, e))?;
     match JsFuture::from(promise).await {
         Ok(_) => Ok(()),
         Err(error) if is_quota_error(&error).unwrap_or(false) => Err(WriteError::QuotaExceeded),
-        Err(error) => Err(WriteError::Failed(ChromeError::failed(VECTORS, error))),
+        Err(error) => Err(WriteError::Failed(ChromeError::failed(api, error))),
     }
 }
 
-/// Deletes the records of these URLs (absent ones are fine).
-pub async fn delete_vectors(urls: &[String]) -> Result<(), ChromeError> {
+/// Deletes the records of these URLs from `store` (absent ones are fine).
+pub async fn delete_records(store: Records, urls: &[String]) -> Result<(), ChromeError> {
     let keys: js_sys::Array = urls.iter().map(|url| JsValue::from_str(url)).collect();
-    settle(VECTORS, vectors_delete(&keys)).await?;
+    settle(store.api(), records_delete(store.name(), &keys)).await?;
     Ok(())
 }
 
-/// Deletes every vector record.
-pub async fn clear_vectors() -> Result<(), ChromeError> {
-    settle(VECTORS, vectors_clear()).await?;
+/// Deletes every record of `store`.
+pub async fn clear_records(store: Records) -> Result<(), ChromeError> {
+    settle(store.api(), records_clear(store.name())).await?;
     Ok(())
 }
