@@ -32,7 +32,7 @@ const SOURCES = path.join(HERE, 'sources');
 const PAGES = path.join(HERE, 'pages');
 
 // ---------------------------------------------------------------------------------------------
-// The hosts. `related` is the pool a page's sidebar draws five links from (by the page's place in
+// The hosts. `related` is the pool a page's sidebar draws six links from (by the page's place in
 // its source), so every link text appears in the sidebars of several pages of that host.
 
 export const HOSTS = {
@@ -232,7 +232,7 @@ function bodyHtml(host, list) {
 
 function sidebar(host, index) {
   const picks = [];
-  for (let k = 0; k < 5; k++) picks.push(host.related[(index * 3 + k * 2) % host.related.length]);
+  for (let k = 0; k < 6; k++) picks.push(host.related[(index * 7 + k) % host.related.length]);
   return [...new Set(picks)];
 }
 
