@@ -22,7 +22,7 @@ import { faultedDist, installFaultsInPages } from './faults.mjs';
 export { CHROMIUM, REPO_ROOT, checkDist, distDir, extensionIdFromKey };
 export const DEFAULT_VIEWPORT = { width: 420, height: 600 };
 
-function launchOptions(dist, { viewport, uiLanguage }) {
+function launchOptions(dist, { viewport, uiLanguage, args }) {
   return {
     executablePath: CHROMIUM,
     headless: true,
@@ -31,7 +31,7 @@ function launchOptions(dist, { viewport, uiLanguage }) {
     ...(uiLanguage ? { env: { ...process.env, LANGUAGE: uiLanguage, LANG: `${uiLanguage}.UTF-8`, LC_ALL: `${uiLanguage}.UTF-8` } } : {}),
     // Playwright passes --disable-extensions by default; it must not when we load ours.
     ignoreDefaultArgs: ['--disable-extensions'],
-    args: [...chromiumArgs(), `--disable-extensions-except=${dist}`, `--load-extension=${dist}`],
+    args: [...chromiumArgs(), `--disable-extensions-except=${dist}`, `--load-extension=${dist}`, ...args],
     viewport,
   };
 }
@@ -47,8 +47,10 @@ function launchOptions(dist, { viewport, uiLanguage }) {
  * @param {boolean} [opts.faults] with the fault script of faults.mjs in the worker (a copy of
  *   `dist` whose worker imports it first; same extension id) and in every page, before the pages'
  *   scripts and before the chrome.* call tracker
+ * @param {string[]} [opts.args] more Chromium switches, after the suite's own (e.g. content_site.mjs'
+ *   --host-resolver-rules for the content evaluation's sites); none by default
  */
-export async function launchExtension({ history, dist = distDir(), viewport = DEFAULT_VIEWPORT, uiLanguage, topics = false, faults = false } = {}) {
+export async function launchExtension({ history, dist = distDir(), viewport = DEFAULT_VIEWPORT, uiLanguage, topics = false, faults = false, args = [] } = {}) {
   let manifest = checkDist(dist);
   if (faults) manifest = checkDist((dist = await faultedDist(dist)));
   const expectedId = manifest.key ? extensionIdFromKey(manifest.key) : null;
@@ -57,7 +59,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
   try {
     const historyPath = await layProfile(profileDir, { seeded: Boolean(history), topics, dist, extensionId: expectedId });
     if (history) await seedHistory(historyPath, history);
-    context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { viewport, uiLanguage }));
+    context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { viewport, uiLanguage, args }));
     // First of the init scripts: the call tracker (trackChromeCalls, added later) wraps its wrappers.
     if (faults) await installFaultsInPages(context);
   } catch (e) {
