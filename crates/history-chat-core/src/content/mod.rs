@@ -3,7 +3,30 @@
 //! and embedded on the device, to find a page by its content and show the passage that matched.
 //!
 //! - [`passages`]: a page's text kept and cut into passages ([`cut`]), and which are embedded.
+//! - [`record`]: one page's content as stored in IndexedDB, versioned, its text deflated.
 
 pub mod passages;
+pub mod record;
 
 pub use passages::{Cut, CutRule, Embedding, Span, cut, cut_with};
+pub use record::{Decoded, Deflated, PassageVector, RECORD_VERSION, Record, RecordError};
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::semantic::DIM;
+
+    /// A deterministic pseudo-random unit vector (xorshift, sums of uniforms), as topic search's
+    /// tests draw them: unrelated seeds are nearly orthogonal.
+    pub(crate) fn unit_vector(seed: u64) -> Vec<f32> {
+        let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        };
+        let v: Vec<f32> = (0..DIM).map(|_| next() + next() + next()).collect();
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.into_iter().map(|x| x / norm).collect()
+    }
+}
