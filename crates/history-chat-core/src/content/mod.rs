@@ -4,10 +4,13 @@
 //!
 //! - [`passages`]: a page's text kept and cut into passages ([`cut`]), and which are embedded.
 //! - [`record`]: one page's content as stored in IndexedDB, versioned, its text deflated.
+//! - [`lexical`]: BM25 over the passages, with compact postings: a page's best passage.
 
+pub mod lexical;
 pub mod passages;
 pub mod record;
 
+pub use lexical::{Lexical, LexicalHit};
 pub use passages::{Cut, CutRule, Embedding, Span, cut, cut_with};
 pub use record::{Decoded, Deflated, PassageVector, RECORD_VERSION, Record, RecordError};
 
