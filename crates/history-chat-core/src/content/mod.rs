@@ -5,17 +5,20 @@
 //! - [`passages`]: a page's text kept and cut into passages ([`cut`]), and which are embedded.
 //! - [`record`]: one page's content as stored in IndexedDB, versioned, its text deflated.
 //! - [`lexical`]: BM25 over the passages, with compact postings: a page's best passage.
+//! - [`snippet`]: a passage cut to about 300 characters around the question's words, marked.
 //! - [`vectors`]: the embedded passages' 8-bit vectors in one arena, scanned with a question's
 //!   vector: a page's best passage, kept when it stands out among the pages.
 
 pub mod lexical;
 pub mod passages;
 pub mod record;
+pub mod snippet;
 pub mod vectors;
 
 pub use lexical::{Lexical, LexicalHit};
 pub use passages::{Cut, CutRule, Embedding, Span, cut, cut_with};
 pub use record::{Decoded, Deflated, PassageVector, RECORD_VERSION, Record, RecordError};
+pub use snippet::{SNIPPET_CHARS, snippet};
 pub use vectors::{CONTENT_STANDOUT, PassageVectors, VectorHit, VectorScan};
 
 #[cfg(test)]
