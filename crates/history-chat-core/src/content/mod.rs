@@ -5,18 +5,39 @@
 //! - [`passages`]: a page's text kept and cut into passages ([`cut`]), and which are embedded.
 //! - [`record`]: one page's content as stored in IndexedDB, versioned, its text deflated.
 //! - [`lexical`]: BM25 over the passages, with compact postings: a page's best passage.
-//! - [`snippet`]: a passage cut to about 300 characters around the question's words, marked.
 //! - [`vectors`]: the embedded passages' 8-bit vectors in one arena, scanned with a question's
 //!   vector: a page's best passage, kept when it stands out among the pages.
+//! - [`mod@snippet`]: a passage cut to about 300 characters around the question's words, marked.
+//! - [`host`]: the content store's life in the worker as a pure state machine (load the stored
+//!   pages, read, store, embed newest first a few passages at a time, forget removed pages, keep
+//!   to the cap), and the search fusing words and meaning ([`ContentHost::search`]).
+//!
+//! ```text
+//!   page read (offscreen document) ── Read ──▶ ContentHost ── Embed ──▶ model (off the thread)
+//!                                               │  ▲  ◀── Embedded ─────┘
+//!                                    Save /     │  │ Saved
+//!                                    Delete     ▼  │
+//!                                          IndexedDB (one record per page)
+//!
+//!   question ── words ──────────────▶ Lexical ─┐
+//!            └─ model (query) ──────▶ PassageVectors ─┴─ RRF ──▶ ContentHit { url, passage }
+//! ```
+//!
+//! In the engines layer, beside the page index and topic search, whose folding, stems and
+//! 8-bit vectors it reuses; like the rest of the core: no clock, no I/O, single-threaded.
 
+pub mod host;
 pub mod lexical;
 pub mod passages;
+mod progress;
 pub mod record;
 pub mod snippet;
 pub mod vectors;
 
+pub use host::{ContentHit, ContentHost, ReadPage, ReadTicket};
 pub use lexical::{Lexical, LexicalHit};
 pub use passages::{Cut, CutRule, Embedding, Span, cut, cut_with};
+pub use progress::{ContentProgress, ContentStatus};
 pub use record::{Decoded, Deflated, PassageVector, RECORD_VERSION, Record, RecordError};
 pub use snippet::{SNIPPET_CHARS, snippet};
 pub use vectors::{CONTENT_STANDOUT, PassageVectors, VectorHit, VectorScan};
