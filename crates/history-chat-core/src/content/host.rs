@@ -112,10 +112,10 @@ pub const MAX_TITLE_CHARS: usize = 1_024;
 pub const LOAD_ATTEMPTS: u32 = 5;
 
 /// Records per [`Event::StoreLoaded`] chunk, for the worker: a record is inflated and its words
-/// indexed as it comes (about 1,000 words; see the `content_bench` example's per-page load time),
-/// so a chunk of 100 holds the worker's thread a few tens of milliseconds at most, and the popup's
-/// requests are served between chunks.
-pub const STORE_CHUNK_RECORDS: usize = 100;
+/// indexed again as it comes — 0.5–1 ms for a page of 1,000 words natively (the `content_bench`
+/// example; WebAssembly is slower) — so a chunk of 25 holds the worker's thread some 15–30 ms
+/// natively, and the popup's requests are served between chunks.
+pub const STORE_CHUNK_RECORDS: usize = 25;
 
 /// Removed URLs remembered to check the reads in flight against ([`ReadTicket`]). A read takes a
 /// second or two (the page's HTML to the offscreen document and back); 10,000 URLs are more than
@@ -613,6 +613,27 @@ impl ContentHost {
     /// The passages' vectors (for the evaluation and the measurements).
     pub fn vectors(&self) -> &PassageVectors {
         &self.vectors
+    }
+
+    /// Bytes on the heap of what is held per page besides the words' index and the vectors,
+    /// roughly: each page's deflated text, spans, title and URL (three copies: the map, the
+    /// read-time order, the queues), and the maps at their capacity.
+    pub fn pages_heap_bytes(&self) -> usize {
+        let per_page: usize = self
+            .pages
+            .iter()
+            .map(|(url, held)| {
+                3 * url.len()
+                    + held.title.capacity()
+                    + held.text.len()
+                    + held.spans.len() * size_of::<Span>()
+                    + (held.embedded.len() + held.pending.capacity()) * 2
+            })
+            .sum();
+        per_page
+            + self.pages.capacity() * 8 / 7 * (size_of::<(String, Held)>() + 1)
+            + self.by_read.len() * (size_of::<(i64, String)>() + 16)
+            + self.todo.len() * (size_of::<(Reverse<i64>, String)>() + 16)
     }
 
     fn start(&mut self, enabled: bool, actions: &mut Vec<Action>) {
