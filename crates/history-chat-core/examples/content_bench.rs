@@ -32,12 +32,19 @@ use history_chat_core::content::{
 use history_chat_core::semantic::{DIM, Quantised};
 use history_chat_core::site_filter::SiteFilter;
 
+/// The pages' read time (any fixed instant: nothing here depends on it).
 const NOW_MS: i64 = 1_780_000_000_000;
+/// Distinct words drawn from: 10 M words of English hold 100,000 to 300,000.
 const VOCABULARY: usize = 200_000;
+/// Questions timed: enough for a stable 95th percentile.
 const QUESTIONS: usize = 200;
+/// A question: its words and its vector.
+type Question = (String, Vec<f32>);
+
 /// Records kept to time a worker's start (loading them into a new host).
 const LOAD_SAMPLE: usize = 1_000;
 
+/// The head of the vocabulary: the most frequent English words, which the index drops.
 const STOP_WORDS: &[&str] = &[
     "the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "as", "was", "with", "on",
     "be", "by", "at", "this", "are", "from", "or", "an", "but", "not", "have", "which", "you",
@@ -45,6 +52,7 @@ const STOP_WORDS: &[&str] = &[
     "would",
 ];
 
+/// What the generated words are made of (a word is its rank's digits in base 50).
 const SYLLABLES: &[&str] = &[
     "ka", "lo", "mi", "ren", "tas", "vo", "bri", "del", "fan", "gu", "hex", "jor", "kel", "lun",
     "mar", "nis", "op", "pra", "quo", "ris", "sel", "tor", "ul", "ven", "wis", "yar", "zel", "cha",
@@ -252,7 +260,7 @@ fn main() {
     let vectors = host.vectors();
 
     // Questions.
-    let questions: Vec<(String, Vec<f32>)> = (0..QUESTIONS)
+    let questions: Vec<Question> = (0..QUESTIONS)
         .map(|_| {
             let n = 1 + rng.below(3);
             let text: Vec<&str> = (0..n)
@@ -262,7 +270,7 @@ fn main() {
         })
         .collect();
     let everywhere = SiteFilter::default();
-    let time = |f: &mut dyn FnMut(&(String, Vec<f32>))| -> Vec<f64> {
+    let time = |f: &mut dyn FnMut(&Question)| -> Vec<f64> {
         let mut times: Vec<f64> = questions
             .iter()
             .map(|q| {
