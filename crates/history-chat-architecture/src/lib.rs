@@ -53,8 +53,9 @@ pub const CORE_LAYERS: &[(&str, &[&str])] = &[
             "display",
         ],
     ),
-    // The engines that answer a question about pages: the lexical index, the semantic vectors.
-    ("engines", &["index", "semantic"]),
+    // The engines that answer a question about pages: the lexical index, the semantic vectors,
+    // what pages said (their content).
+    ("engines", &["index", "semantic", "content"]),
     // Retrieval: the sources behind one interface, the one plan, fusion.
     ("retrieval", &["search", "retrieval"]),
     // AI mode: the pipeline, its model trait and prompts, the providers' wire formats.

@@ -32,6 +32,8 @@
 //!   worker ([`index::host`]).
 //! - [`semantic`]: the semantic vectors (passages, 8-bit vectors, records) and their life in the
 //!   worker ([`semantic::host`]).
+//! - [`content`]: what pages said (their text read on visit, passages, words and vectors over
+//!   them, snippets) and its life in the worker ([`content::host`]).
 //!
 //! **Retrieval** — from a question to the pages shown:
 //! - [`search`]: the [`search::PageSource`] shape and the literal local search over it.
@@ -76,6 +78,7 @@ pub mod exclusions;
 pub mod history;
 pub mod site_filter;
 
+pub mod content;
 pub mod index;
 pub mod semantic;
 

@@ -45,6 +45,9 @@ pub use passage::{
 };
 pub use progress::{SemanticProgress, SemanticStatus, UnavailableReason};
 pub use quantised::Quantised;
+/// The 8-bit dot product and the components as its bytes, for the content's passage vectors
+/// (`crate::content::vectors`), which scan the same way.
+pub(crate) use quantised::{dot_bytes, to_bytes};
 pub use record::{Entry, RECORD_VERSION, Record, RecordError};
 pub use vectors::{Scan, Vectors};
 
