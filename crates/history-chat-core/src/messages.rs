@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ask::AskReply;
+use crate::catch_up::Progress as CatchUpProgress;
+use crate::content::ContentProgress;
 use crate::failure::{BrowserFailure, Failure};
 use crate::history::Page;
 pub use crate::index::IndexProgress;
@@ -120,6 +122,58 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<String>,
     },
+    /// The reader (the content script `reader.js`, in a visited page's top frame) sends the page's
+    /// rendered HTML once it has loaded and been still. The worker reads it only if
+    /// [`crate::reading::may_read`] allows it, judged from who sent it (the browser's `sender`,
+    /// not this message's `url`). Answered with [`Response::Noted`].
+    PageRead {
+        /// The page's address as the reader saw it (the worker uses the sender's).
+        #[serde(default)]
+        url: String,
+        /// `document.documentElement.outerHTML`.
+        html: String,
+    },
+    /// The reader saw a PDF in Chrome's viewer: the worker has it read from its address (the
+    /// browser's cache where it can). Answered with [`Response::Noted`].
+    PdfSeen {
+        /// The PDF's address as the reader saw it (the worker uses the sender's).
+        #[serde(default)]
+        url: String,
+    },
+    /// The pages that said something matching `query` (their read content), best first, each
+    /// with the passage that matched. Answered with [`Response::ContentFound`].
+    ContentSearch {
+        /// The question as typed, `site:` terms included.
+        query: String,
+        /// Period start, ms since the Unix epoch: only pages visited since.
+        start_ms: i64,
+        /// At most this many pages.
+        limit: usize,
+    },
+    /// The options page: how far reading pages has got, and the catch-up's. Answered with
+    /// [`Response::Content`].
+    ContentState,
+    /// The options page's switch (saved in the settings first; the access asked in the click):
+    /// on starts reading visited pages, off deletes every page's content and stops. Answered with
+    /// [`Response::Content`].
+    SetContent {
+        /// On or off.
+        enabled: bool,
+    },
+    /// The options page: what reading the pages of the last `days` days again would ask for,
+    /// shown before it starts. Answered with [`Response::CatchUpPlanned`].
+    CatchUpPlan {
+        /// 7 or 30.
+        days: u32,
+    },
+    /// The options page's "Read the pages of the last `days` days": starts the catch-up (or
+    /// replaces the one running). Answered with [`Response::Content`].
+    CatchUp {
+        /// 7 or 30.
+        days: u32,
+    },
+    /// The options page's Cancel of the catch-up. Answered with [`Response::Content`].
+    CancelCatchUp,
 }
 
 /// The service worker's answer. Externally tagged (`{"pages": {"pages": [...]}}`), unlike
@@ -199,6 +253,72 @@ pub enum Response {
         /// A search was running, and is cancelled.
         cancelled: bool,
     },
+    /// [`Request::PageRead`], [`Request::PdfSeen`]: heard (whether the page is read is the
+    /// worker's business; the reader learns nothing of it).
+    Noted,
+    /// [`Request::ContentSearch`]: the pages, best first, each carrying its passage.
+    ContentFound {
+        /// The pages.
+        pages: Vec<Page>,
+    },
+    /// How far reading pages has got.
+    Content {
+        /// The content store's state and the catch-up's.
+        state: ContentState,
+    },
+    /// [`Request::CatchUpPlan`]: what the catch-up would ask for.
+    CatchUpPlanned {
+        /// The period, the pages and their sites.
+        plan: CatchUpSummary,
+    },
+}
+
+/// Reading pages as the options page shows it: the content store's progress, and the catch-up's
+/// when one runs or ran in this worker's life.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContentState {
+    /// The content store.
+    pub progress: ContentProgress,
+    /// The catch-up, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catch_up: Option<CatchUpProgress>,
+    /// Whether the browser grants the access reading needs (the switch is off in effect without
+    /// it: the user may have taken it back in chrome://extensions).
+    #[serde(default)]
+    pub access: bool,
+}
+
+/// What a catch-up would ask for, as shown before it starts: the pages and how many per site (the
+/// addresses stay in the worker).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatchUpSummary {
+    /// The period, in days.
+    pub days: u32,
+    /// Pages to read.
+    pub pages: usize,
+    /// The sites asked, most pages first, each with its count (at most the first 20).
+    pub sites: Vec<(String, usize)>,
+}
+
+impl CatchUpSummary {
+    /// Sites named at most: the rest are counted in [`CatchUpSummary::pages`].
+    pub const MAX_SITES: usize = 20;
+
+    /// The summary of `plan`.
+    pub fn of(plan: &crate::catch_up::Plan) -> CatchUpSummary {
+        CatchUpSummary {
+            days: plan.days,
+            pages: plan.urls.len(),
+            sites: plan
+                .sites
+                .iter()
+                .take(CatchUpSummary::MAX_SITES)
+                .cloned()
+                .collect(),
+        }
+    }
 }
 
 impl From<Answer> for Response {
@@ -231,7 +351,11 @@ impl Response {
             | Response::Removed { .. }
             | Response::Failed { .. }
             | Response::Asked { .. }
-            | Response::Cancelling { .. } => None,
+            | Response::Cancelling { .. }
+            | Response::Noted
+            | Response::ContentFound { .. }
+            | Response::Content { .. }
+            | Response::CatchUpPlanned { .. } => None,
         }
     }
 }
@@ -256,6 +380,16 @@ pub enum OptionsAnswer {
     Failed {
         /// What went wrong.
         failure: Failure,
+    },
+    /// [`Response::Content`].
+    Content {
+        /// The content store's state and the catch-up's.
+        state: ContentState,
+    },
+    /// [`Response::CatchUpPlanned`].
+    CatchUpPlanned {
+        /// The period, the pages and their sites.
+        plan: CatchUpSummary,
     },
 }
 
@@ -380,10 +514,108 @@ mod tests {
                 },
                 None,
             ),
+            (
+                Response::Content { state: reading() },
+                Some(OptionsAnswer::Content { state: reading() }),
+            ),
+            (
+                Response::CatchUpPlanned {
+                    plan: CatchUpSummary {
+                        days: 7,
+                        pages: 3,
+                        sites: vec![("a.example".into(), 3)],
+                    },
+                },
+                Some(OptionsAnswer::CatchUpPlanned {
+                    plan: CatchUpSummary {
+                        days: 7,
+                        pages: 3,
+                        sites: vec![("a.example".into(), 3)],
+                    },
+                }),
+            ),
+            (Response::Noted, None),
+            (Response::ContentFound { pages: Vec::new() }, None),
         ];
         for (response, expected) in cases {
             assert_eq!(read(&response), expected, "{response:?}");
         }
+    }
+
+    fn reading() -> ContentState {
+        ContentState {
+            progress: ContentProgress {
+                status: crate::content::ContentStatus::Reading,
+                pages: 2,
+                passages_embedded: 3,
+                passages_total: 9,
+                bytes: 12_345,
+                model: None,
+            },
+            catch_up: Some(CatchUpProgress {
+                days: 30,
+                total: 10,
+                read: 2,
+                skipped: 1,
+                failed: 0,
+                running: true,
+            }),
+            access: true,
+        }
+    }
+
+    #[test]
+    fn the_reader_and_the_content_requests_have_a_stable_shape() {
+        let rows = [
+            (
+                Request::PageRead {
+                    url: "https://a.example/".into(),
+                    html: "<html></html>".into(),
+                },
+                json!({"type": "pageRead", "url": "https://a.example/", "html": "<html></html>"}),
+            ),
+            (
+                Request::PdfSeen {
+                    url: "https://a.example/x.pdf".into(),
+                },
+                json!({"type": "pdfSeen", "url": "https://a.example/x.pdf"}),
+            ),
+            (
+                Request::ContentSearch {
+                    query: "q".into(),
+                    start_ms: 5,
+                    limit: 30,
+                },
+                json!({"type": "contentSearch", "query": "q", "startMs": 5, "limit": 30}),
+            ),
+            (Request::ContentState, json!({"type": "contentState"})),
+            (
+                Request::SetContent { enabled: true },
+                json!({"type": "setContent", "enabled": true}),
+            ),
+            (
+                Request::CatchUpPlan { days: 30 },
+                json!({"type": "catchUpPlan", "days": 30}),
+            ),
+            (
+                Request::CatchUp { days: 7 },
+                json!({"type": "catchUp", "days": 7}),
+            ),
+            (Request::CancelCatchUp, json!({"type": "cancelCatchUp"})),
+        ];
+        for (request, wire) in rows {
+            assert_eq!(serde_json::to_value(&request).unwrap(), wire);
+            assert_eq!(serde_json::from_value::<Request>(wire).unwrap(), request);
+        }
+        assert_eq!(
+            serde_json::to_value(Response::Content { state: reading() }).unwrap(),
+            json!({"content": {"state": {
+                "progress": {"status": "reading", "pages": 2, "passagesEmbedded": 3,
+                             "passagesTotal": 9, "bytes": 12_345},
+                "catchUp": {"days": 30, "total": 10, "read": 2, "skipped": 1, "failed": 0,
+                            "running": true},
+                "access": true}}})
+        );
     }
 
     #[test]
