@@ -25,12 +25,15 @@
 //! - [`ai`]: AI mode: engines, providers and depths, Chrome's model's availability, fallbacks, a
 //!   model's failures, the pipeline's steps and notices.
 //! - [`ask`]: the AI search the worker hosts: its status line, a second question refused.
+//! - [`content`]: reading pages: the content switch's line, the catch-up's, a catch-up's plan, and
+//!   sizes in storage.
 //! - [`settings`]: the options page's lines: retention, a refused excluded site, a key that cannot
 //!   be sent, the kept pages.
 //! - [`omnibox`]: the address-bar keyword's default suggestion.
 
 pub mod ai;
 pub mod ask;
+pub mod content;
 pub mod failure;
 pub mod history;
 pub mod omnibox;
