@@ -190,7 +190,9 @@ impl CatchUp {
         let left = stored.left.len();
         CatchUp {
             days: stored.days,
-            total: stored.total.max(stored.read + stored.skipped + stored.failed + left),
+            total: stored
+                .total
+                .max(stored.read + stored.skipped + stored.failed + left),
             waiting: stored.left.into(),
             read: stored.read,
             skipped: stored.skipped,
@@ -415,7 +417,10 @@ mod tests {
             ]
         );
         let progress = catch_up.progress();
-        assert_eq!((progress.read, progress.total, progress.running), (5, 5, false));
+        assert_eq!(
+            (progress.read, progress.total, progress.running),
+            (5, 5, false)
+        );
         // Never more than two out at once, whatever the durations.
         let mut many = planned(&[
             "https://a.example/1",
@@ -435,8 +440,14 @@ mod tests {
             "https://b.example/1",
             "https://c.example/1",
         ]);
-        assert_eq!(catch_up.next(NOW), Next::Fetch("https://a.example/1".into()));
-        assert_eq!(catch_up.next(NOW), Next::Fetch("https://b.example/1".into()));
+        assert_eq!(
+            catch_up.next(NOW),
+            Next::Fetch("https://a.example/1".into())
+        );
+        assert_eq!(
+            catch_up.next(NOW),
+            Next::Fetch("https://b.example/1".into())
+        );
         catch_up.finished("https://a.example/1", Outcome::Skipped);
         // The worker stops: what was out and what waits are stored, in that order.
         let Some(stored) = catch_up.to_stored() else {

@@ -179,10 +179,7 @@ mod tests {
             in_tab: true,
         };
         let rows = [
-            (
-                KnownSettings::Read(Settings::default()),
-                Err(NotRead::Off),
-            ),
+            (KnownSettings::Read(Settings::default()), Err(NotRead::Off)),
             (
                 KnownSettings::Remembered(Remembered::of(&Settings::default())),
                 Err(NotRead::Off),

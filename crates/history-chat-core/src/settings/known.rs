@@ -257,7 +257,11 @@ mod tests {
         };
         let rows = [
             (KnownSettings::Read(reading.clone()), Some(true), Some(800)),
-            (KnownSettings::Read(Settings::default()), Some(false), Some(500)),
+            (
+                KnownSettings::Read(Settings::default()),
+                Some(false),
+                Some(500),
+            ),
             (
                 KnownSettings::Remembered(Remembered::of(&reading)),
                 Some(true),

@@ -14,7 +14,13 @@ pub fn state_line(state: &ContentState) -> String {
     if progress.status != ContentStatus::Off && !state.access {
         return t!("content_no_access");
     }
-    let held = || t!("content_held", pages(progress.pages as usize), size(progress.bytes));
+    let held = || {
+        t!(
+            "content_held",
+            pages(progress.pages as usize),
+            size(progress.bytes)
+        )
+    };
     let line = match progress.status {
         ContentStatus::Off => t!("content_off"),
         ContentStatus::Loading => t!("content_loading"),
@@ -108,7 +114,7 @@ pub fn size(bytes: u64) -> String {
     let scaled = |unit: u64| -> String {
         let tenths = (bytes.saturating_mul(10) + unit / 2) / unit;
         match tenths {
-            0..1_000 if tenths % 10 != 0 => {
+            0..1_000 if !tenths.is_multiple_of(10) => {
                 t!(
                     "size_decimal",
                     number((tenths / 10) as i64),
@@ -277,14 +283,7 @@ mod tests {
             (
                 plan(
                     21,
-                    &[
-                        ("a", 6),
-                        ("b", 5),
-                        ("c", 4),
-                        ("d", 3),
-                        ("e", 2),
-                        ("f", 1),
-                    ],
+                    &[("a", 6), ("b", 5), ("c", 4), ("d", 3), ("e", 2), ("f", 1)],
                 ),
                 "This will download 21 pages again from 6 sites (a: 6, b: 5, c: 4, d: 3, e: 2 and 1 more), without your cookies, two at a time and at most one a second per site.",
             ),
