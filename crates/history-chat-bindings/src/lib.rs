@@ -20,7 +20,8 @@
 //!   `ask` port that follows a search; [`runtime`]: the extension's own addresses.
 //! - [`tabs`]: opening a result; [`omnibox`]: the address-bar keyword; [`clipboard`]: "Copy link";
 //!   [`permissions`]: the optional permissions, asked in a click.
-//! - [`reader`]: a page's or a PDF's text, extracted in the offscreen document.
+//! - [`scripting`]: the page reader's content script, registered with the excluded sites left
+//!   out; [`reader`]: a page's or a PDF's text, extracted in the offscreen document.
 //! - [`gemini`]: the Gemini API over [`http`] (`fetch` with a time limit and cancellation);
 //!   [`on_device`]: Chrome's built-in model; [`embedder`]: topic search's model in the offscreen
 //!   document (the one that also reads pages for [`reader`]).
@@ -46,6 +47,7 @@ pub mod permissions;
 pub mod ports;
 pub mod reader;
 pub mod runtime;
+pub mod scripting;
 pub mod storage;
 pub mod tabs;
 
