@@ -134,21 +134,27 @@ export async function offscreenReader(ext) {
 }
 
 /**
- * The frames of `page` in which the extension's content script runs: those holding an isolated
- * world of the extension (DevTools' execution contexts). Same-process frames only.
+ * Which frames of `page` run the extension's content script: those holding an isolated world of
+ * the extension (DevTools' execution contexts; same-process frames only).
+ * @returns {Promise<{main: string, frames: Array<{id: string, url: string}>, running: Set<string>}>}
  */
 export async function framesRunningReader(ext, page) {
   const cdp = await page.context().newCDPSession(page);
   try {
-    const frames = new Set();
+    const running = new Set();
     cdp.on('Runtime.executionContextCreated', ({ context }) => {
-      if (context.origin === `chrome-extension://${ext.extensionId}` || context.name === ext.extensionId || context.auxData?.type === 'isolated' && context.origin?.includes(ext.extensionId)) {
-        frames.add(context.auxData?.frameId);
-      }
+      if (context.auxData?.type === 'isolated' && context.origin === `chrome-extension://${ext.extensionId}`) running.add(context.auxData.frameId);
     });
-    await cdp.send('Runtime.enable'); // reports every context that exists, then new ones
+    await cdp.send('Runtime.enable'); // reports every context that exists before it answers
     await cdp.send('Runtime.disable');
-    return frames;
+    const { frameTree } = await cdp.send('Page.getFrameTree');
+    const frames = [];
+    const walk = (tree) => {
+      frames.push({ id: tree.frame.id, url: tree.frame.url });
+      for (const child of tree.childFrames ?? []) walk(child);
+    };
+    walk(frameTree);
+    return { main: frameTree.frame.id, frames, running };
   } finally {
     await cdp.detach().catch(() => {});
   }
