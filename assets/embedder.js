@@ -1,4 +1,5 @@
-// The offscreen document (reason WORKERS): it only relays. The service worker's requests
+// The offscreen document's model relay (the same document reads pages too: extractor.js). It only
+// relays: the service worker's requests
 // ({ target: 'embedder', kind: 'query' | 'passage', texts }) go to the dedicated worker that runs the
 // model, and its answer ({ vectors } or { error, message }) goes back. A worker that dies answers
 // every request still out with { error: 'crashed' }, then is started afresh for the next one. A

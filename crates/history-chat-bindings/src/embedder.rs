@@ -1,8 +1,10 @@
-//! The on-device embedding model, hosted by an offscreen document (`embedder.html`, reason
-//! `WORKERS`) whose dedicated worker runs the model's wasm module: long CPU work belongs there, not
-//! in the service worker, which must stay free to answer the pages. This module creates the
-//! document on demand, sends it texts, reads back vectors, and closes it. The promise plumbing is a
-//! small JS module, `src/embedder.js`.
+//! The on-device embedding model, hosted by the offscreen document (`embedder.html`, reasons
+//! `WORKERS` and `DOM_PARSER`: the same document reads pages for [`crate::reader`]) whose dedicated
+//! worker runs the model's wasm module: long CPU work belongs there, not in the service worker,
+//! which must stay free to answer the pages. This module creates the document on demand, sends it
+//! texts, reads back vectors, and closes it (a close waits for a page being read). The promise
+//! plumbing is a small JS module, `src/offscreen.js`, shared with the reader: one document, one
+//! creation path.
 
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -10,7 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::js_json::from_js;
 
-#[wasm_bindgen(module = "/src/embedder.js")]
+#[wasm_bindgen(module = "/src/offscreen.js")]
 extern "C" {
     #[wasm_bindgen(catch, js_name = embedderAsk)]
     fn embedder_ask(
@@ -93,7 +95,8 @@ pub async fn embed(
     }
 }
 
-/// Closes the document (and so the model's worker and its memory), if it is open.
+/// Closes the document (and so the model's worker and its memory), if it is open; while a page is
+/// being read ([`crate::reader`]), once that reading is over.
 pub async fn close() {
     // A document already gone is closed; anything else is logged.
     let closed = match embedder_close() {

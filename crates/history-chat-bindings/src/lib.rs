@@ -20,9 +20,11 @@
 //!   `ask` port that follows a search; [`runtime`]: the extension's own addresses.
 //! - [`tabs`]: opening a result; [`omnibox`]: the address-bar keyword; [`clipboard`]: "Copy link";
 //!   [`permissions`]: the optional permissions, asked in a click.
+//! - [`scripting`]: the page reader's content script, registered with the excluded sites left
+//!   out; [`reader`]: a page's or a PDF's text, extracted in the offscreen document.
 //! - [`gemini`]: the Gemini API over [`http`] (`fetch` with a time limit and cancellation);
 //!   [`on_device`]: Chrome's built-in model; [`embedder`]: topic search's model in the offscreen
-//!   document.
+//!   document (the one that also reads pages for [`reader`]).
 //! - [`i18n`]: `chrome.i18n`, installed into the core's wording; [`hosts`]: the browser's URL
 //!   parser, installed into the core's `site:` reading.
 //! - [`log`]: the console line of a failure nobody is told of.
@@ -43,7 +45,9 @@ pub mod omnibox;
 pub mod on_device;
 pub mod permissions;
 pub mod ports;
+pub mod reader;
 pub mod runtime;
+pub mod scripting;
 pub mod storage;
 pub mod tabs;
 

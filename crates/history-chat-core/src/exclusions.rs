@@ -148,12 +148,61 @@ impl Exclusions {
         })
     }
 
+    /// The excluded sites as match patterns (Chrome's `<scheme>://<host>:<port>/<path>`), for the
+    /// page reader's content script's `excludeMatches`: the first line that keeps an excluded
+    /// site's pages from being read (the worker checks each page with [`Exclusions::excludes`]
+    /// again). Each site gives what [`Exclusions::excludes`] matches:
+    ///
+    /// - `mail.google.com`: `*://mail.google.com/*` and its `www.` form `*://www.mail.google.com/*`;
+    /// - `*.example.com`: `*://example.com/*` and every subdomain, `*://*.example.com/*`;
+    /// - an address (`192.168.1.10`, `[::1]`): that host alone, no `www.` form and no subdomains;
+    /// - a site narrowed to a port (`localhost:3000`): its host on every port
+    ///   (`*://localhost/*`, `*://www.localhost/*`). Chrome refuses a port in a content script's
+    ///   pattern ("Invalid port", checked in Chromium 156 by `reader_permissions.test.mjs`), and
+    ///   one refused pattern would refuse the whole registration; leaving the port to the worker's
+    ///   check would let the script read an excluded page first. So the script stays off the whole
+    ///   host: its other ports' pages are not read (they stay searchable by title and address).
+    ///
+    /// The scheme `*` is `http` and `https`, the reader's two; the host is in its ASCII form
+    /// (`xn--bcher-kva.de`), as Chrome compares it. No pattern is repeated.
+    pub fn match_patterns(&self) -> Vec<String> {
+        let mut patterns: Vec<String> = Vec::new();
+        for excluded in &self.sites {
+            let host = &excluded.site.host;
+            let address = host.starts_with('[') || is_ipv4(host);
+            let mut add = |host: String| {
+                let pattern = format!("*://{host}/*");
+                if !patterns.contains(&pattern) {
+                    patterns.push(pattern);
+                }
+            };
+            add(host.clone());
+            if address {
+                continue;
+            }
+            if excluded.subdomains {
+                add(format!("*.{host}"));
+            } else {
+                add(format!("www.{host}"));
+            }
+        }
+        patterns
+    }
+
     /// `pages` without the excluded sites' pages.
     pub fn retain_pages(&self, pages: &mut Vec<Page>) {
         if !self.is_empty() {
             pages.retain(|page| !self.excludes(&page.url));
         }
     }
+}
+
+/// Whether `host` is an IPv4 address (four numbers): a host with no `www.` form and no subdomains.
+fn is_ipv4(host: &str) -> bool {
+    host.split('.').count() == 4
+        && host
+            .split('.')
+            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// One trimmed, non-empty line.
@@ -372,6 +421,155 @@ mod tests {
                 lifted,
                 "{before:?} → {after:?}"
             );
+        }
+    }
+
+    #[test]
+    fn match_patterns_leave_out_what_excludes_matches() {
+        // (list, the patterns)
+        let rows: &[(&str, &[&str])] = &[
+            ("", &[]),
+            (
+                "mail.google.com",
+                &["*://mail.google.com/*", "*://www.mail.google.com/*"],
+            ),
+            (
+                "www.example.com",
+                &["*://example.com/*", "*://www.example.com/*"],
+            ),
+            (
+                "Mail.Google.COM.",
+                &["*://mail.google.com/*", "*://www.mail.google.com/*"],
+            ),
+            (
+                "*.example.com",
+                &["*://example.com/*", "*://*.example.com/*"],
+            ),
+            (
+                ".example.com",
+                &["*://example.com/*", "*://*.example.com/*"],
+            ),
+            // A port cannot be said: the host on every port.
+            (
+                "localhost:3000",
+                &["*://localhost/*", "*://www.localhost/*"],
+            ),
+            (
+                "localhost:3000\nlocalhost:5173",
+                &["*://localhost/*", "*://www.localhost/*"],
+            ),
+            (
+                "*.example.com:8443",
+                &["*://example.com/*", "*://*.example.com/*"],
+            ),
+            (
+                "bücher.de",
+                &["*://xn--bcher-kva.de/*", "*://www.xn--bcher-kva.de/*"],
+            ),
+            ("192.168.1.10", &["*://192.168.1.10/*"]),
+            ("192.168.1.10:8080", &["*://192.168.1.10/*"]),
+            ("[::1]:8080", &["*://[::1]/*"]),
+            // The same site twice, or one list covering the other: each pattern once.
+            (
+                "example.com\nexample.com\n*.example.com",
+                &[
+                    "*://example.com/*",
+                    "*://www.example.com/*",
+                    "*://*.example.com/*",
+                ],
+            ),
+            (
+                "a.com\n*.b.org",
+                &[
+                    "*://a.com/*",
+                    "*://www.a.com/*",
+                    "*://b.org/*",
+                    "*://*.b.org/*",
+                ],
+            ),
+        ];
+        for &(list, expected) in rows {
+            let exclusions = Exclusions::parse(list).expect(list);
+            assert_eq!(exclusions.match_patterns(), expected, "{list:?}");
+        }
+    }
+
+    /// The patterns match, as Chrome reads a match pattern, exactly the pages `excludes` leaves
+    /// out, on a table of pages (Chrome's matching written out: scheme http(s), host exact or
+    /// `*.` with its subdomains); for a site narrowed to a port, those pages and its host's pages
+    /// on other ports.
+    #[test]
+    fn match_patterns_match_what_excludes_matches() {
+        fn chrome_matches(pattern: &str, url: &str) -> bool {
+            let Some(rest) = pattern.strip_prefix("*://") else {
+                return false;
+            };
+            let Some(authority) = rest.strip_suffix("/*") else {
+                return false;
+            };
+            let Some(address) = crate::address::web_address(url) else {
+                return false;
+            };
+            let host = address.host.to_ascii_lowercase();
+            match authority.strip_prefix("*.") {
+                Some(domain) => host == domain || host.ends_with(&format!(".{domain}")),
+                None => host == authority,
+            }
+        }
+        let lists = [
+            "mail.google.com",
+            "*.example.com",
+            "localhost:3000",
+            "192.168.1.10",
+            "[::1]:8080",
+            "bücher.de",
+            "example.org:443",
+        ];
+        let urls = [
+            "https://mail.google.com/mail/u/0/",
+            "https://www.mail.google.com/",
+            "https://x.mail.google.com/",
+            "https://google.com/",
+            "https://example.com/",
+            "http://blog.example.com/a",
+            "https://a.b.example.com/",
+            "https://notexample.com/",
+            "https://example.com.evil.test/",
+            "http://localhost:3000/",
+            "http://localhost:5173/",
+            "http://localhost/",
+            "http://192.168.1.10/x",
+            "http://192.168.1.100/x",
+            "http://[::1]:8080/",
+            "http://[::1]:9090/",
+            "https://xn--bcher-kva.de/",
+            "https://example.org/",
+            "http://example.org/",
+            "https://example.org:8443/",
+        ];
+        for list in lists {
+            let exclusions = Exclusions::parse(list).expect(list);
+            let patterns = exclusions.match_patterns();
+            let without_port = Exclusions::parse(list.rsplit_once(':').map_or(list, |(h, p)| {
+                if p.bytes().all(|b| b.is_ascii_digit()) {
+                    h
+                } else {
+                    list
+                }
+            }))
+            .expect(list);
+            for url in urls {
+                let by_patterns = patterns.iter().any(|p| chrome_matches(p, url));
+                assert_eq!(
+                    by_patterns,
+                    without_port.excludes(url),
+                    "{list} / {url}: {patterns:?}"
+                );
+                assert!(
+                    by_patterns || !exclusions.excludes(url),
+                    "{list} / {url}: an excluded page is matched"
+                );
+            }
         }
     }
 

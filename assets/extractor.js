@@ -1,0 +1,352 @@
+// The page reader's extraction, in the offscreen document (embedder.html, reasons WORKERS and
+// DOM_PARSER: the one document that also hosts the embedding model's worker). It answers the
+// service worker's requests addressed to it (src/offscreen.js in the bindings):
+//
+//   { target: 'reader', kind: 'html', url, html } → a page's main text: DOMParser, then form
+//     controls, editable regions and scripts removed, then Mozilla's Readability (vendor/, pinned
+//     in package-lock.json) with the page's address as its base;
+//   { target: 'reader', kind: 'pdf', url } → a PDF's text: fetched from its address (no cookies;
+//     the browser's cache when it has it), checked to be a PDF, every page's text through pdf.js
+//     (vendor/, its worker too).
+//
+// Either answers { title, text, lang, words } (text: one block, a paragraph, heading or list item,
+// per line, whitespace otherwise collapsed; lang: the page's declared language or null; words: the
+// text's words, by Intl.Segmenter) or { error, message }: 'no-text' (nothing readable; for a PDF,
+// a text layer nearly empty: a scan), 'too-large', 'not-pdf', 'unreachable' (the network or an
+// HTTP status), 'timeout', 'unreadable' (a document the parser refused), 'bad-request'. A message
+// never holds the page's address or text; nothing is logged.
+//
+// Bounds, each with its reason:
+// - HTML: at most MAX_HTML_CHARS characters (the content script cuts at 3 M, a little less) and
+//   MAX_ELEMENTS elements (Readability's own maxElemsToParse: its scoring is quadratic in bad
+//   cases; the content script's cut keeps real pages well below).
+// - PDF: at most MAX_PDF_BYTES bytes (a book or a long report; larger ones are scans or
+//   image-heavy far more often than text), the first MAX_PDF_PAGES pages, PDF_TIME_MS for the
+//   whole (fetch and parse); one PDF at a time (pdf.js's worker holds the whole file in memory).
+// - Text: the first MAX_TEXT_CHARS characters (about 80,000 words: far more than the passages
+//   kept of a page), for both.
+// - A PDF whose pages hold fewer than SCAN_WORDS_PER_PAGE words on average is a scan: 'no-text'.
+
+const MAX_HTML_CHARS = 3_500_000;
+const MAX_ELEMENTS = 150_000;
+const MAX_TEXT_CHARS = 500_000;
+const MAX_PDF_BYTES = 32 * 1024 * 1024;
+const MAX_PDF_PAGES = 300;
+const PDF_TIME_MS = 30_000;
+const SCAN_WORDS_PER_PAGE = 5;
+
+// What the text never holds: form controls (never their values), editable regions, scripts (JSON-LD
+// metadata is data, kept for Readability's title), styles.
+const REMOVED = 'input, textarea, select, [contenteditable], script:not([type="application/ld+json" i]), ' +
+  'noscript, template, style';
+
+const BLOCKS = new Set([
+  'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BR', 'CAPTION', 'DD', 'DETAILS', 'DIALOG', 'DIV', 'DL',
+  'DT', 'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HEADER',
+  'HGROUP', 'HR', 'LI', 'MAIN', 'NAV', 'OL', 'P', 'PRE', 'SECTION', 'SUMMARY', 'TABLE', 'TR', 'UL',
+]);
+const CELLS = new Set(['TD', 'TH']);
+
+class ReaderError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** Lines of text: whitespace collapsed in each, empty lines dropped, cut at MAX_TEXT_CHARS. */
+function tidy(raw) {
+  const lines = [];
+  let length = 0;
+  for (const line of raw.split('\n')) {
+    const tidied = line.replace(/\s+/g, ' ').trim();
+    if (!tidied) continue;
+    lines.push(tidied);
+    length += tidied.length + 1;
+    if (length >= MAX_TEXT_CHARS) break;
+  }
+  const text = lines.join('\n');
+  return text.length > MAX_TEXT_CHARS ? text.slice(0, MAX_TEXT_CHARS) : text;
+}
+
+/** An element's text with a line break at each block's edges (innerText needs a layout). */
+function blockText(root) {
+  const parts = [];
+  const walk = (node, pre) => {
+    for (let child = node.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === Node.TEXT_NODE) {
+        parts.push(pre ? child.data : child.data.replace(/\s+/g, ' '));
+      } else if (child.nodeType === Node.ELEMENT_NODE) {
+        const tag = child.tagName.toUpperCase();
+        const block = BLOCKS.has(tag);
+        if (block) parts.push('\n');
+        else if (CELLS.has(tag)) parts.push(' ');
+        walk(child, pre || tag === 'PRE');
+        if (block) parts.push('\n');
+      }
+    }
+  };
+  walk(root, false);
+  return tidy(parts.join(''));
+}
+
+function countWords(text, lang) {
+  let segmenter;
+  try {
+    segmenter = new Intl.Segmenter(lang || undefined, { granularity: 'word' });
+  } catch {
+    segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
+  }
+  let words = 0;
+  for (const segment of segmenter.segment(text)) if (segment.isWordLike) words += 1;
+  return words;
+}
+
+const oneLine = (s, max) => (s || '').replace(/\s+/g, ' ').trim().slice(0, max);
+
+function webAddress(url) {
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ReaderError('bad-request', 'not an address');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ReaderError('bad-request', 'not an http(s) address');
+  return parsed;
+}
+
+// --- HTML ---------------------------------------------------------------------------------------
+
+let readability = null;
+
+/** Loads vendor/Readability.js (a classic script that defines `Readability`) once. */
+function loadReadability() {
+  if (!readability) {
+    readability = new Promise((resolve, reject) => {
+      const script = document.createElement('script');
+      script.src = 'vendor/Readability.js';
+      script.onload = () => (typeof globalThis.Readability === 'function' ? resolve(globalThis.Readability) : reject(new Error('Readability did not load')));
+      script.onerror = () => reject(new Error('Readability did not load'));
+      document.head.append(script);
+    }).catch((error) => {
+      readability = null;
+      throw error;
+    });
+  }
+  return readability;
+}
+
+async function readHtml(url, html) {
+  const address = webAddress(url);
+  if (typeof html !== 'string') throw new ReaderError('bad-request', 'no HTML');
+  if (html.length > MAX_HTML_CHARS) throw new ReaderError('too-large', `more than ${MAX_HTML_CHARS} characters`);
+  const Readability = await loadReadability();
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  for (const element of doc.querySelectorAll(REMOVED)) element.remove();
+  // Relative addresses resolve against the page, not this document (Readability reads baseURI).
+  const base = doc.querySelector('base[href]');
+  let baseHref = address.href;
+  try {
+    if (base) baseHref = new URL(base.getAttribute('href'), address.href).href;
+  } catch {
+    // A base the page got wrong: the page's own address.
+  }
+  doc.querySelectorAll('base').forEach((element) => element.remove());
+  const newBase = doc.createElement('base');
+  newBase.setAttribute('href', baseHref);
+  doc.head.prepend(newBase);
+
+  const declaredLang = oneLine(doc.documentElement.getAttribute('lang') ||
+    doc.querySelector('meta[http-equiv="content-language" i]')?.getAttribute('content'), 35) || null;
+  const pageTitle = oneLine(doc.title, 500);
+  let article;
+  try {
+    article = new Readability(doc, { maxElemsToParse: MAX_ELEMENTS, serializer: (element) => element }).parse();
+  } catch (error) {
+    if (/elements found/.test(String(error?.message))) throw new ReaderError('too-large', `more than ${MAX_ELEMENTS} elements`);
+    throw new ReaderError('unreadable', 'Readability failed');
+  }
+  const text = article?.content ? blockText(article.content) : '';
+  if (!text) throw new ReaderError('no-text', 'no readable text');
+  const lang = oneLine(article.lang, 35) || declaredLang;
+  return { title: oneLine(article.title, 500) || pageTitle, text, lang, words: countWords(text, lang) };
+}
+
+// --- PDF ----------------------------------------------------------------------------------------
+
+let pdfjs = null;
+
+function loadPdfjs() {
+  if (!pdfjs) {
+    pdfjs = import('./vendor/pdf.min.mjs')
+      .then((module) => {
+        module.GlobalWorkerOptions.workerSrc = new URL('vendor/pdf.worker.min.mjs', location.href).href;
+        return module;
+      })
+      .catch((error) => {
+        pdfjs = null;
+        throw error;
+      });
+  }
+  return pdfjs;
+}
+
+/** The body's bytes, or 'too-large' past `max`. */
+async function boundedBytes(response, max) {
+  const reader = response.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      reader.cancel().catch(() => {});
+      throw new ReaderError('too-large', `more than ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** A PDF starts with `%PDF-` (readers accept it within the first 1,024 bytes). */
+function isPdf(bytes) {
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
+  return head.includes('%PDF-');
+}
+
+async function readPdf(url, deadline, signal) {
+  const address = webAddress(url);
+  let response;
+  try {
+    response = await fetch(address.href, { credentials: 'omit', cache: 'force-cache', redirect: 'follow', referrerPolicy: 'no-referrer', signal });
+  } catch (error) {
+    if (signal.aborted) throw new ReaderError('timeout', `no answer within ${PDF_TIME_MS} ms`);
+    throw new ReaderError('unreachable', String(error?.name || 'fetch failed'));
+  }
+  if (!response.ok) throw new ReaderError('unreachable', `HTTP ${response.status}`);
+  const type = (response.headers.get('content-type') || '').split(';')[0].trim().toLowerCase();
+  if (/^(text\/|image\/|application\/(json|xml|xhtml))/.test(type)) {
+    response.body?.cancel().catch(() => {});
+    throw new ReaderError('not-pdf', `served as ${type}`);
+  }
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > MAX_PDF_BYTES) {
+    response.body?.cancel().catch(() => {});
+    throw new ReaderError('too-large', `more than ${MAX_PDF_BYTES} bytes`);
+  }
+  let bytes;
+  try {
+    bytes = await boundedBytes(response, MAX_PDF_BYTES);
+  } catch (error) {
+    if (error instanceof ReaderError) throw error;
+    if (signal.aborted) throw new ReaderError('timeout', `no answer within ${PDF_TIME_MS} ms`);
+    throw new ReaderError('unreachable', 'the download stopped');
+  }
+  if (!isPdf(bytes)) throw new ReaderError('not-pdf', 'no PDF header');
+
+  const { getDocument } = await loadPdfjs();
+  const task = getDocument({
+    data: bytes,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    disableAutoFetch: true,
+    disableStream: true,
+    disableRange: true,
+    enableXfa: false,
+    stopAtErrors: false,
+    verbosity: 0,
+  });
+  const late = () => {
+    if (performance.now() > deadline) throw new ReaderError('timeout', `no answer within ${PDF_TIME_MS} ms`);
+  };
+  // Every await below gives up at the deadline (task.destroy() then stops pdf.js's worker).
+  const timedOut = new Promise((_, reject) => {
+    const check = () => reject(new ReaderError('timeout', `no answer within ${PDF_TIME_MS} ms`));
+    signal.addEventListener('abort', check, { once: true });
+  });
+  timedOut.catch(() => {});
+  const bounded = (promise) => Promise.race([promise, timedOut]);
+  try {
+    let doc;
+    try {
+      doc = await bounded(task.promise);
+    } catch (error) {
+      if (error instanceof ReaderError) throw error;
+      throw new ReaderError('unreadable', String(error?.name || 'pdf.js refused the file'));
+    }
+    const pages = Math.min(doc.numPages, MAX_PDF_PAGES);
+    const parts = [];
+    let length = 0;
+    let lang = null;
+    let read = 0;
+    for (let number = 1; number <= pages && length < MAX_TEXT_CHARS; number += 1) {
+      late();
+      const page = await bounded(doc.getPage(number));
+      const content = await bounded(page.getTextContent());
+      lang ||= content.lang || null;
+      for (const item of content.items) {
+        if (typeof item.str !== 'string') continue;
+        parts.push(item.str, item.hasEOL ? '\n' : '');
+        length += item.str.length + 1;
+      }
+      parts.push('\n');
+      page.cleanup();
+      read += 1;
+    }
+    const text = tidy(parts.join(''));
+    lang = oneLine(lang, 35) || null;
+    const words = countWords(text, lang);
+    if (words < SCAN_WORDS_PER_PAGE * Math.max(read, 1)) throw new ReaderError('no-text', 'almost no text layer');
+    let title = '';
+    try {
+      const metadata = await bounded(doc.getMetadata());
+      title = oneLine(metadata?.info?.Title, 500);
+    } catch (error) {
+      if (error instanceof ReaderError) throw error;
+      // No metadata: the first line stands for the title.
+    }
+    return { title: title || oneLine(text.split('\n', 1)[0], 200), text, lang, words };
+  } finally {
+    await task.destroy().catch(() => {});
+  }
+}
+
+// One PDF at a time: pdf.js holds the whole file, and its worker a second copy.
+let pdfQueue = Promise.resolve();
+
+function queuedPdf(url) {
+  const run = pdfQueue.then(async () => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), PDF_TIME_MS);
+    try {
+      return await readPdf(url, performance.now() + PDF_TIME_MS, controller.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+  pdfQueue = run.catch(() => {});
+  return run;
+}
+
+chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
+  if (!message || message.target !== 'reader') return false;
+  const work = message.kind === 'html'
+    ? readHtml(message.url, message.html)
+    : message.kind === 'pdf'
+      ? queuedPdf(message.url)
+      : Promise.reject(new ReaderError('bad-request', 'unknown kind'));
+  work.then(sendResponse, (error) => {
+    sendResponse(error instanceof ReaderError
+      ? { error: error.code, message: error.message }
+      : { error: 'unreadable', message: String(error?.name || 'failed') });
+  });
+  return true; // answered when the work is done
+});
