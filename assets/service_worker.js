@@ -13,9 +13,11 @@ chrome.runtime.onInstalled.addListener(() => {
   ready.then(() => worker.on_installed()).catch(report('writing default settings'));
 });
 
-chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  // The offscreen document's own messages are addressed to it: not a request of ours.
+  if (message && typeof message.target === 'string') return false;
   ready
-    .then(() => worker.on_message(message))
+    .then(() => worker.on_message(message, sender))
     // Response::Failed, externally tagged as every answer is: a value (Failure::WorkerCrashed)
     // the page words; the error itself goes to the console.
     .then(sendResponse, (error) => {

@@ -18,8 +18,8 @@ use history_chat_core::index::host::WORKER_PATIENCE_MS;
 use history_chat_core::messages::{Request, Response};
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
-    Asker, Asking, Finding, Lexical, Pace, Ranked, RankedSource, Retrieval, Source, SourceQuery,
-    Sources, Stage, Step, TOPIC_SEARCH, retrieve,
+    Asker, Asking, CONTENT_SEARCH, Finding, Lexical, Pace, Ranked, RankedSource, Retrieval, Source,
+    SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve,
 };
 use history_chat_core::t;
 
@@ -201,6 +201,30 @@ impl RankedSource for TopicSearch {
     }
 }
 
+/// What the pages said (their content, read when visited), searched by the worker
+/// ([`Request::ContentSearch`]); nothing when content search is off or cannot answer.
+struct ContentSearch;
+
+impl RankedSource for ContentSearch {
+    fn asking(&self) -> Asking {
+        CONTENT_SEARCH
+    }
+
+    fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
+        let request = Request::ContentSearch {
+            query: query.question.to_owned(),
+            start_ms: query.start_ms,
+            limit: query.limit,
+        };
+        Box::pin(async move {
+            match ask_worker(&request).await {
+                Ok(Response::ContentFound { pages, words }) => Ranked::content(pages, words),
+                _ => Ranked::none(),
+            }
+        })
+    }
+}
+
 /// The popup as the plan's asker: pauses between keystrokes, drops a question typed over, and
 /// shows each step as the live answer.
 struct Typing<C, S> {
@@ -248,7 +272,7 @@ async fn live_search(
     let sources = Sources {
         lexical: WorkerIndex,
         browser: BrowserSearch,
-        ranked: &[&TopicSearch],
+        ranked: &[&TopicSearch, &ContentSearch],
     };
     let asker = Typing {
         typed: typed.clone(),

@@ -22,11 +22,16 @@
 //! - [`removals`]: the journal of removals the index's snapshot does not hold yet.
 //! - [`index_host`]: the lexical index's life, and a page's removal carried out.
 //! - [`semantic_host`]: topic search's life, following the lexical index.
+//! - [`content_host`]: the pages' read content (the reader's pages in, their passages searched),
+//!   following the lexical index's removals.
+//! - [`catch_up`]: the pages of the last days read again from their sites, on request.
 //! - [`local_search`]: a committed local question, by the core's retrieval plan.
 //! - [`ask_host`]: the popups' committed questions (AI or local), outliving the popup.
 //! - [`omnibox`]: the address-bar keyword `hc`.
 
 mod ask_host;
+mod catch_up;
+mod content_host;
 mod events;
 mod index_host;
 mod local_search;
@@ -53,6 +58,7 @@ pub fn start() {
     ask_host::start();
     removals::start();
     settings_host::start();
+    catch_up::start();
 }
 
 /// The one dispatcher of what a host tells the others ([`events`]): each event to the hosts that
@@ -62,11 +68,16 @@ fn dispatch(event: Event) {
         Event::SettingsKnown(known) => {
             index_host::settings_known(&known);
             semantic_host::settings_known(&known);
+            content_host::settings_known(&known);
         }
         Event::Replay(entry) => index_host::replay(&entry),
         Event::PagesIndexed(pages) => semantic_host::pages(pages),
         Event::PagesListed => semantic_host::listed(),
-        Event::PagesRemoved(removal) => semantic_host::removed(removal),
+        Event::PagesRemoved(removal) => {
+            catch_up::removed(&removal);
+            content_host::removed(removal.clone());
+            semantic_host::removed(removal);
+        }
         Event::VisitsRemoved(removed) => ask_host::removed_visits(&removed),
     }
 }
@@ -95,8 +106,25 @@ pub async fn on_installed() -> Result<(), JsError> {
 
 /// `chrome.runtime.onMessage`: answers a page's [`history_chat_core::messages::Request`].
 #[wasm_bindgen]
-pub async fn on_message(message: JsValue) -> JsValue {
+pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
     let response = match messages::read_request(&message) {
+        Ok(Request::PageRead { html, .. }) => {
+            content_host::page_read(messages::read_sender(&sender), html).await
+        }
+        Ok(Request::PdfSeen { .. }) => content_host::pdf_seen(messages::read_sender(&sender)).await,
+        Ok(Request::ContentSearch {
+            query,
+            start_ms,
+            limit,
+        }) => content_host::search(&query, start_ms, limit).await,
+        Ok(Request::ContentState) => catch_up::state().await,
+        Ok(Request::SetContent { enabled }) => {
+            content_host::set_enabled(enabled).await;
+            catch_up::state().await
+        }
+        Ok(Request::CatchUpPlan { days }) => catch_up::plan(days).await,
+        Ok(Request::CatchUp { days }) => catch_up::begin(days).await,
+        Ok(Request::CancelCatchUp) => catch_up::cancel().await,
         Ok(Request::Understand {
             query,
             start_ms,

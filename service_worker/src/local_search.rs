@@ -11,11 +11,11 @@ use history_chat_core::index::host::{Question, WORKER_PATIENCE_MS};
 use history_chat_core::messages::Response;
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
-    Asker, Asking, Finding, Lexical, Pace, Ranked, RankedSource, Retrieval, Retrieved, Source,
-    SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve,
+    Asker, Asking, CONTENT_SEARCH, Finding, Lexical, Pace, Ranked, RankedSource, Retrieval,
+    Retrieved, Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve,
 };
 
-use crate::{index_host, semantic_host};
+use crate::{content_host, index_host, semantic_host};
 
 /// Searches `question` over `period`, as asked at `at_ms`, and makes it a local turn; a failure
 /// becomes the turn's error, with what to do. Each answer on the way (what the words found, the
@@ -32,7 +32,7 @@ pub async fn answer(at_ms: i64, question: &str, period: Period, early: impl Fn(T
     let sources = Sources {
         lexical: OwnIndex,
         browser: BrowserSearch,
-        ranked: &[&TopicSearch],
+        ranked: &[&TopicSearch, &ContentSearch],
     };
     let asker = Early {
         early: |step: Step| {
@@ -134,6 +134,24 @@ impl RankedSource for TopicSearch {
         Box::pin(async move {
             match semantic_host::understand(query.question, query.start_ms, query.limit).await {
                 Response::Understood { pages, words, .. } => Ranked::topics(pages, words),
+                _ => Ranked::none(),
+            }
+        })
+    }
+}
+
+/// What the pages said (their read content).
+struct ContentSearch;
+
+impl RankedSource for ContentSearch {
+    fn asking(&self) -> Asking {
+        CONTENT_SEARCH
+    }
+
+    fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
+        Box::pin(async move {
+            match content_host::search(query.question, query.start_ms, query.limit).await {
+                Response::ContentFound { pages, words } => Ranked::content(pages, words),
                 _ => Ranked::none(),
             }
         })

@@ -30,6 +30,8 @@ use crate::index_host;
 thread_local! {
     static HOST: RefCell<SemanticHost> = RefCell::new(SemanticHost::new());
     static STARTED: Cell<bool> = const { Cell::new(false) };
+    /// The last question embedded, and its vector ([`question_vector`]).
+    static LAST_QUESTION: RefCell<Option<(String, Vec<f32>)>> = const { RefCell::new(None) };
 }
 
 /// What is known of the settings changed ([`crate::settings_host`]): the excluded sites go to the
@@ -105,30 +107,47 @@ pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
             progress,
         };
     }
-    // A question is cut as a page's text is: a 5,000-character one would hold the model for
-    // seconds, and its first sentences say what it is about.
-    let asked = [query.chars().take(PASSAGE_MAX_CHARS).collect::<String>()];
-    let pages = match embedder::embed(TextKind::Query, &asked, QUERY_PATIENCE_MS, EMBEDDER_IDLE_MS)
-        .await
-    {
-        Ok(mut vectors) => match vectors.pop() {
-            Some(vector) => {
-                let hits = HOST
-                    .with_borrow(|host| host.search_in(&vector, &sites, start_ms, limit, words));
-                index_host::pages_of(hits.into_iter().map(|(url, _)| url))
-            }
-            None => Vec::new(),
-        },
-        // The lexical answer stands alone; the build's own batches report lasting failures.
-        Err(error) => {
-            log::failure("embedding a question", &error);
-            Vec::new()
+    let pages = match question_vector(query).await {
+        Some(vector) => {
+            let hits =
+                HOST.with_borrow(|host| host.search_in(&vector, &sites, start_ms, limit, words));
+            index_host::pages_of(hits.into_iter().map(|(url, _)| url))
         }
+        None => Vec::new(),
     };
     Response::Understood {
         pages,
         words,
         progress: HOST.with_borrow(SemanticHost::progress),
+    }
+}
+
+/// The model's vector of a question (its words, `site:` terms taken out), made once for topic
+/// search and the pages' content alike: the last one is kept, since both ask for the same
+/// question one after the other. `None` when the model cannot make it (the words' answer then
+/// stands alone; the build's own batches report lasting failures).
+pub async fn question_vector(query: &str) -> Option<Vec<f32>> {
+    // A question is cut as a page's text is: a 5,000-character one would hold the model for
+    // seconds, and its first sentences say what it is about.
+    let asked: String = query.chars().take(PASSAGE_MAX_CHARS).collect();
+    if let Some(vector) = LAST_QUESTION.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(q, _)| *q == asked)
+            .map(|(_, v)| v.clone())
+    }) {
+        return Some(vector);
+    }
+    let texts = [asked.clone()];
+    match embedder::embed(TextKind::Query, &texts, QUERY_PATIENCE_MS, EMBEDDER_IDLE_MS).await {
+        Ok(mut vectors) => {
+            let vector = vectors.pop()?;
+            LAST_QUESTION.set(Some((asked, vector.clone())));
+            Some(vector)
+        }
+        Err(error) => {
+            log::failure("embedding a question", &error);
+            None
+        }
     }
 }
 

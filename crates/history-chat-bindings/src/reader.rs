@@ -125,3 +125,10 @@ pub async fn extract_html(url: &str, html: &str) -> Result<Extracted, ReaderErro
 pub async fn extract_pdf(url: &str) -> Result<Extracted, ReaderError> {
     ask("pdf", url, "").await
 }
+
+/// The main text of the page at `url`, downloaded again from its site without cookies (a
+/// catch-up, [`history_chat_core::catch_up`]): a web page is read as [`extract_html`] reads one,
+/// a PDF as [`extract_pdf`] does; anything else has nothing to read.
+pub async fn extract_url(url: &str) -> Result<Extracted, ReaderError> {
+    ask("url", url, "").await
+}

@@ -253,3 +253,35 @@ pub async fn save_removals(stored: Option<Value>) -> Result<(), ChromeError> {
         None => remove_local(&[key]).await,
     }
 }
+
+/// The catch-up in progress ([`history_chat_core::catch_up::Stored`], one `chrome.storage.local`
+/// item), if any; a stored value that cannot be read is none (the catch-up is lost, nothing else).
+pub async fn load_catch_up() -> Result<Option<history_chat_core::catch_up::Stored>, ChromeError> {
+    use history_chat_core::catch_up;
+    let key = JsValue::from_str(catch_up::STORAGE_KEY);
+    let mut items: Map<String, Value> =
+        from_js(LOCAL_GET, &call(LOCAL_GET, local_get, &key).await?)?;
+    Ok(items
+        .remove(catch_up::STORAGE_KEY)
+        .and_then(|value| serde_json::from_value(value).ok()))
+}
+
+/// Writes the catch-up in progress whole, or removes its item once it is over (`None`).
+pub async fn save_catch_up(
+    stored: Option<&history_chat_core::catch_up::Stored>,
+) -> Result<(), ChromeError> {
+    let key = history_chat_core::catch_up::STORAGE_KEY.to_owned();
+    match stored {
+        Some(stored) => {
+            let value = serde_json::to_value(stored).map_err(|error| ChromeError::Unreadable {
+                api: LOCAL_SET,
+                message: error.to_string(),
+            })?;
+            let items = Map::from_iter([(key, value)]);
+            call(LOCAL_SET, local_set, &to_js(LOCAL_SET, &items)?)
+                .await
+                .map(drop)
+        }
+        None => remove_local(&[key]).await,
+    }
+}

@@ -260,6 +260,10 @@ pub enum Response {
     ContentFound {
         /// The pages.
         pages: Vec<Page>,
+        /// Whether the words alone found a page of the period: how the pages are fused
+        /// ([`crate::retrieval::Ranked::content`]).
+        #[serde(default)]
+        words: Words,
     },
     /// How far reading pages has got.
     Content {
@@ -535,7 +539,13 @@ mod tests {
                 }),
             ),
             (Response::Noted, None),
-            (Response::ContentFound { pages: Vec::new() }, None),
+            (
+                Response::ContentFound {
+                    pages: Vec::new(),
+                    words: Words::Missed,
+                },
+                None,
+            ),
         ];
         for (response, expected) in cases {
             assert_eq!(read(&response), expected, "{response:?}");

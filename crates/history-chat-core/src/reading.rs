@@ -72,6 +72,18 @@ pub fn may_read(visit: &Visit<'_>, known: &KnownSettings) -> Result<String, NotR
     Ok(url)
 }
 
+/// The text kept of a page read: its body as the reader extracted it, led by its title when the
+/// body does not already start with it — Readability takes a page's main heading as the
+/// article's title and leaves it out of the text, and its words are often the page's best.
+pub fn page_text(title: &str, text: &str) -> String {
+    let title = title.trim();
+    let body = text.trim_start();
+    if title.is_empty() || body.starts_with(title) {
+        return text.to_owned();
+    }
+    format!("{title}\n{text}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +204,27 @@ mod tests {
         ];
         for (known, expected) in rows {
             assert_eq!(may_read(&page, &known), expected, "{known:?}");
+        }
+    }
+
+    #[test]
+    fn a_page_s_text_is_led_by_its_title_once() {
+        let rows = [
+            (
+                "Crème brûlée",
+                "Whisk the yolks.",
+                "Crème brûlée\nWhisk the yolks.",
+            ),
+            (
+                "Crème brûlée",
+                "Crème brûlée\nWhisk the yolks.",
+                "Crème brûlée\nWhisk the yolks.",
+            ),
+            ("  ", "Whisk the yolks.", "Whisk the yolks."),
+            ("", "", ""),
+        ];
+        for (title, text, kept) in rows {
+            assert_eq!(page_text(title, text), kept, "{title:?}");
         }
     }
 }

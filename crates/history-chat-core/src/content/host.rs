@@ -558,6 +558,12 @@ impl ContentHost {
             .collect()
     }
 
+    /// Whether the content of the page at `url` (cleaned) is held: a catch-up reads only the
+    /// pages that are not.
+    pub fn holds(&self, url: &str) -> bool {
+        self.pages.contains_key(url)
+    }
+
     /// The state and counts, for the options page.
     pub fn progress(&self) -> ContentProgress {
         let status = match self.phase {

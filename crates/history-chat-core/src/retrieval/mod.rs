@@ -93,6 +93,10 @@ pub const TOPIC_SEARCH: Asking = Asking {
     pool: SEMANTIC_POOL,
 };
 
+/// How the pages' read content is asked: as topic search is (listed after it, it is asked right
+/// after it, and the worker embeds the question once for both), for as many pages.
+pub const CONTENT_SEARCH: Asking = TOPIC_SEARCH;
+
 /// How the plan is paced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pace {
@@ -221,6 +225,16 @@ impl Ranked {
         Ranked {
             pages: Vec::new(),
             placement: Placement::Fused,
+        }
+    }
+
+    /// The pages' content's answer, best first (their passages' words and meaning): placed as
+    /// topic search's are — leading when the words alone found no page of the period (what the
+    /// pages said is then the best lead there is), fused by RRF beside the words' pages.
+    pub fn content(pages: Vec<Page>, words: Words) -> Ranked {
+        Ranked {
+            pages,
+            placement: Placement::of_topics(words),
         }
     }
 
