@@ -17,9 +17,9 @@
 // never holds the page's address or text; nothing is logged.
 //
 // Bounds, each with its reason:
-// - HTML: at most MAX_HTML_CHARS characters (the content script cuts at 3 M, a little less) and
-//   MAX_ELEMENTS elements (Readability's own maxElemsToParse: its scoring is quadratic in bad
-//   cases; the content script's cut keeps real pages well below).
+// - HTML: at most MAX_HTML_CHARS characters (the content script cuts at 600,000; this leaves it
+//   room) and MAX_ELEMENTS elements (Readability's own maxElemsToParse: its scoring is quadratic in
+//   bad cases; the content script's cut keeps real pages well below).
 // - PDF: at most MAX_PDF_BYTES bytes (a book or a long report; larger ones are scans or
 //   image-heavy far more often than text), the first MAX_PDF_PAGES pages, PDF_TIME_MS for the
 //   whole (fetch and parse); one PDF at a time (pdf.js's worker holds the whole file in memory).
@@ -27,7 +27,7 @@
 //   kept of a page), for both.
 // - A PDF whose pages hold fewer than SCAN_WORDS_PER_PAGE words on average is a scan: 'no-text'.
 
-const MAX_HTML_CHARS = 3_500_000;
+const MAX_HTML_CHARS = 2_000_000;
 const MAX_ELEMENTS = 150_000;
 const MAX_TEXT_CHARS = 500_000;
 const MAX_PDF_BYTES = 32 * 1024 * 1024;

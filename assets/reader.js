@@ -18,16 +18,19 @@
 // What is serialised: the document's HTML, without what the text never needs and what must not
 // leave the page: form controls (input, textarea, select: never their values, typed or default),
 // editable regions ([contenteditable], where the user types), scripts (JSON-LD metadata kept),
-// styles, <noscript>, <template>, inline SVG and canvas. A subtree with none of these and at most
-// CHUNK_ELEMENTS elements is taken in one native outerHTML call; bigger ones are walked, and the
-// work yields to the page (a MessageChannel task: not throttled in background tabs) whenever a
-// task has run SLICE_MS, so the longest task stays short on a heavy DOM.
+// styles, <noscript>, <template>, inline SVG and canvas. In slices of the main thread (SLICE_MS,
+// then a yield through a MessageChannel task, which background tabs do not throttle): an element of
+// more than CHUNK_ELEMENTS elements is opened (its start tag written, its children taken in turn);
+// its smaller children go in batches of about CHUNK_ELEMENTS elements, each one native outerHTML
+// when it holds nothing to leave out, else copied into a window-less document (nothing loads there,
+// no page code runs) and serialised once what is left out is removed from the copy. The page's own
+// DOM is never changed. A document of at most CHUNK_ELEMENTS elements is one such batch.
 //
 // Sizes: the HTML sent is cut at MAX_HTML_CHARS (the start of a document holds its article; the
-// HTML parser in the offscreen document closes what the cut left open). chrome.runtime.sendMessage
-// serialises the message in one task of the page: 3 M characters cost about 12 ms there. A
-// document of more than MAX_ELEMENTS elements is not read at all (counting them is the one
-// unbounded step, ~4 ms per 60,000 elements).
+// parser in the offscreen document closes what the cut left open). The message is serialised by
+// chrome.runtime.sendMessage in one task of the page, about 10-15 ms a million characters here:
+// 600,000 keeps that task under 10 ms of CPU. A cleaned 5,000-word article weighs about 100,000.
+// Measured by tests/bench/reader_cost.mjs (scripts/bench reader).
 //
 // Never: in frames, in incognito tabs (the worker checks too), on a page whose whole document is
 // editable (designMode), more than MAX_READS times per document. Every step is caught: a page
@@ -41,10 +44,9 @@
   const IDLE_AT_MOST_MS = 2000;
   // A `load` that never comes (a request that hangs): read anyway this long after the script ran.
   const LOAD_AT_MOST_MS = 60000;
-  const SLICE_MS = 8;
-  const CHUNK_ELEMENTS = 2000;
-  const MAX_HTML_CHARS = 3000000;
-  const MAX_ELEMENTS = 300000;
+  const SLICE_MS = 6;
+  const CHUNK_ELEMENTS = 300;
+  const MAX_HTML_CHARS = 600000;
   const MAX_READS = 20;
 
   // Left out of what is sent (the offscreen document removes them again before reading).
@@ -90,11 +92,14 @@
     });
   })();
 
-  const escapeText = (s) => s.replace(/[&<>\u00a0]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '\u00a0': '&nbsp;' })[c]);
   const escapeAttribute = (s) => s.replace(/[&"<>\u00a0]/g, (c) => ({ '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;', '\u00a0': '&nbsp;' })[c]);
   const HTML_NS = 'http://www.w3.org/1999/xhtml';
-  const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
   const tagName = (el) => (el.namespaceURI === HTML_NS ? el.localName : el.tagName);
+  /** `el`'s elements, itself included, counted up to `cap` + 1 only (a live collection stops there). */
+  const sizeUpTo = (el, cap) => {
+    const all = el.getElementsByTagName('*');
+    return all[cap] ? cap + 2 : all.length + 1;
+  };
 
   function startTag(el) {
     let tag = `<${tagName(el)}`;
@@ -103,45 +108,117 @@
   }
 
   /**
+   * The HTML of `nodes` (siblings, in order) without DROP: copied into `inert`, a document with no
+   * window (nothing loads there, and no page code runs: its custom elements are not upgraded),
+   * what DROP matches removed from the copy, the copy serialised. All native calls.
+   */
+  function cleanHtml(inert, nodes) {
+    const box = inert.createElement('div');
+    for (const node of nodes) box.append(inert.importNode(node, true));
+    for (const dropped of box.querySelectorAll(DROP)) dropped.remove();
+    return box.innerHTML;
+  }
+
+  const escapeText = (s) => s.replace(/[&<>\u00a0]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '\u00a0': '&nbsp;' })[c]);
+
+  /**
+   * A batch's HTML: a text node escaped as the serialiser does, an element holding nothing of
+   * DROP as its own outerHTML (the cheapest: one native call, no copy), the others through
+   * cleanHtml. Comments are left out.
+   */
+  function batchHtml(inert, batch) {
+    let html = '';
+    let dirty = [];
+    const flush = () => {
+      if (dirty.length) html += cleanHtml(inert, dirty);
+      dirty = [];
+    };
+    for (const { node, clean } of batch) {
+      if (node.nodeType === Node.TEXT_NODE) {
+        flush();
+        html += escapeText(node.data);
+      } else if (clean) {
+        flush();
+        html += node.outerHTML;
+      } else {
+        dirty.push(node);
+      }
+    }
+    flush();
+    return html;
+  }
+
+  /**
    * The document's HTML, without DROP, in slices of the main thread; null when the document
-   * changed address meanwhile (`stillCurrent` false) or is too big.
+   * changed address meanwhile (`stillCurrent` false) or is too big. An element of more than
+   * CHUNK_ELEMENTS elements is opened (its start tag written, its children taken in turn);
+   * consecutive smaller children go in batches of about CHUNK_ELEMENTS elements (batchHtml).
    */
   async function serialise(stillCurrent) {
     const root = document.documentElement;
-    if (!root || root.getElementsByTagName('*').length > MAX_ELEMENTS) return null;
+    if (!root) return null;
+    const inert = document.implementation.createHTMLDocument('');
+    if (sizeUpTo(root, CHUNK_ELEMENTS) <= CHUNK_ELEMENTS) return `${startTag(root)}${cleanHtml(inert, root.childNodes)}</html>`;
+    await yieldTask();
+    if (!stillCurrent()) return null;
     const parts = [];
     let length = 0;
     let sliceStart = performance.now();
-    // Depth-first, as a stack: an element is pushed with its end tag pushed under its children.
-    const stack = [root];
-    while (stack.length && length < MAX_HTML_CHARS) {
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await yieldTask();
-        if (!stillCurrent()) return null;
-        sliceStart = performance.now();
-      }
-      const node = stack.pop();
-      let piece = '';
-      if (typeof node === 'string') {
-        piece = node;
-      } else if (node.nodeType === Node.TEXT_NODE) {
-        piece = escapeText(node.data);
-      } else if (node.nodeType === Node.ELEMENT_NODE) {
-        if (node.matches(DROP)) continue;
-        const small = node.getElementsByTagName('*').length <= CHUNK_ELEMENTS;
-        if (small && !node.querySelector(DROP)) {
-          piece = node.outerHTML;
-        } else {
-          piece = startTag(node);
-          if (!VOID.has(node.localName)) {
-            stack.push(`</${tagName(node)}>`);
-            for (let child = node.lastChild; child; child = child.previousSibling) stack.push(child);
-          }
-        }
-      }
-      // Comments, processing instructions: nothing the text needs.
+    const slice = async () => {
+      if (performance.now() - sliceStart <= SLICE_MS) return true;
+      await yieldTask();
+      sliceStart = performance.now();
+      return stillCurrent();
+    };
+    const emit = (piece) => {
       parts.push(piece);
       length += piece.length;
+    };
+    // Depth-first, as a stack of elements to open, batches of small siblings, and end tags.
+    const stack = [root];
+    while (stack.length && length < MAX_HTML_CHARS) {
+      if (!(await slice())) return null;
+      const item = stack.pop();
+      if (typeof item === 'string') {
+        emit(item);
+        continue;
+      }
+      if (item.batch) {
+        emit(batchHtml(inert, item.batch));
+        continue;
+      }
+      emit(startTag(item));
+      // Its children, small ones batched, big ones opened in their turn (pushed in reverse below).
+      const work = [];
+      let batch = [];
+      let batched = 0;
+      const flush = () => {
+        if (batch.length) work.push(batch);
+        batch = [];
+        batched = 0;
+      };
+      for (let child = item.firstChild; child; child = child.nextSibling) {
+        if (!(await slice())) return null; // an element of thousands of children
+        if (child.nodeType === Node.TEXT_NODE) {
+          batch.push({ node: child });
+        } else if (child.nodeType === Node.ELEMENT_NODE && !child.matches(DROP)) {
+          const elements = sizeUpTo(child, CHUNK_ELEMENTS);
+          if (elements > CHUNK_ELEMENTS) {
+            flush();
+            work.push(child);
+            continue;
+          }
+          if (batched + elements > CHUNK_ELEMENTS) flush();
+          batched += elements;
+          batch.push({ node: child, clean: !child.querySelector(DROP) });
+        }
+      }
+      flush();
+      stack.push(`</${tagName(item)}>`);
+      for (let i = work.length - 1; i >= 0; i -= 1) {
+        const next = work[i];
+        stack.push(Array.isArray(next) ? { batch: next } : next);
+      }
     }
     const html = parts.join('');
     return html.length > MAX_HTML_CHARS ? html.slice(0, MAX_HTML_CHARS) : html;
@@ -158,7 +235,9 @@
     }
     if (document.designMode === 'on') return;
     const html = await serialise(stillCurrent);
-    if (html === null || !stillCurrent()) return;
+    if (html === null) return;
+    await yieldTask(); // the message is serialised in a task of its own (about 12 ms a million characters)
+    if (!stillCurrent()) return;
     sent.add(page);
     reads += 1;
     send({ type: 'pageRead', url: location.href, html });

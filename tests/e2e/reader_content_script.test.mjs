@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
 import { grantContentAccess } from './support/content_access.mjs';
 import { framesRunningReader, recordReads, registerReader, serve } from './support/reader.mjs';
-import { ARTICLE_FACTS, articlePage, textPdf, tinyPage } from './support/reader_pages.mjs';
+import { ARTICLE_FACTS, articlePage, heavyPage, textPdf, tinyPage } from './support/reader_pages.mjs';
 import { LIMIT_MS, gate, waitUntil } from './support/settle.mjs';
 
 const SITE = 'http://www.reader.test';
@@ -67,6 +67,7 @@ describe('the content script', { timeout: 300_000 }, () => {
       'http://www.excluded.reader.test/private': { body: articlePage() },
       [`${SITE}/app`]: { body: appPage },
       [`${SITE}/report.pdf`]: { body: textPdf(), type: 'application/pdf' },
+      [`${SITE}/feed`]: { body: heavyPage(400).replace('<main>', '<main>Fish &amp; chips &lt;b&gt;not bold&lt;/b&gt;') },
     });
   });
 
@@ -102,6 +103,21 @@ describe('the content script', { timeout: 300_000 }, () => {
     assert.ok(!frames.running.has(iframe.id), 'the script never ran in the iframe');
     assert.deepEqual(await readsOf(`${SITE}/built`), [read], 'one message for the page');
     assert.deepEqual(await readsOf('http://frame.reader.test/inner'), [], 'none for the iframe');
+    await page.close();
+  });
+
+  test('a big page (walked in slices) is sent whole, escaped as the browser serialises it, without any form control, icon or script', async () => {
+    const page = await ext.context.newPage();
+    await page.goto(`${SITE}/feed`);
+    const elements = await page.evaluate(() => document.getElementsByTagName('*').length);
+    assert.ok(elements > 4000, `a page too big for one piece: ${elements} elements`);
+    const [read] = await reads.waitFor((r) => r.url === `${SITE}/feed`, 'the big page read');
+    const cards = read.html.match(/<div class="card card-\d" data-id="\d+">/g) ?? [];
+    assert.equal(cards.length, 400, 'every card, in one piece each');
+    assert.ok(read.html.includes('post number 0</p>') && read.html.includes('post number 399</p>'));
+    assert.ok(read.html.includes('Fish &amp; chips &lt;b&gt;not bold&lt;/b&gt;'), 'text escaped as outerHTML escapes it');
+    for (const left of ['<input', '<svg', '<script', 'draft 1', '<style']) assert.ok(!read.html.includes(left), `no ${left}`);
+    assert.ok(read.html.startsWith('<html lang="en">') && read.html.endsWith('</html>'), 'the whole document');
     await page.close();
   });
 

@@ -113,6 +113,43 @@ export function longPage(words = 5000) {
 }
 
 /**
+ * A long article as a news site serves it: `words` words in paragraphs with links and emphasis,
+ * share buttons with icons, inline scripts and JSON data, a comment form and 150 comments, 200
+ * related links, inside the same boilerplate (about 3,500 elements for 5,000 words).
+ */
+export function newsPage(words = 5000) {
+  const paragraphs = [];
+  let n = 0;
+  let k = 0;
+  while (n < words) {
+    const count = Math.min(90, words - n);
+    const p = [];
+    for (let i = 0; i < count; i += 1) p.push(LOREM[(n + i * 7) % LOREM.length]);
+    p[0] = p[0][0].toUpperCase() + p[0].slice(1);
+    p[10] = `<a href="/topic/${p[10]}">${p[10]}</a>`;
+    p[30] = `<em>${p[30]}</em>`;
+    p[50] = `<a href="https://elsewhere.example/${k}" rel="noopener">${p[50]} ${p[51]}</a>`;
+    p.splice(51, 1);
+    paragraphs.push(`<p>${p.join(' ')}.</p>`);
+    if (k % 6 === 5) paragraphs.push(`<figure><img src="/img/${k}.jpg" alt="A picture" width="600" height="400"><figcaption>Figure ${k}</figcaption></figure><script>window.__ad${k}={slot:${k}}</script>`);
+    n += count;
+    k += 1;
+  }
+  const icon = '<svg viewBox="0 0 24 24" width="16" height="16"><path d="M12 2l3 7h7l-6 4 2 7-6-4-6 4 2-7-6-4h7z"/></svg>';
+  const share = `<div class="share">${['Facebook', 'X', 'Mail', 'Print'].map((s) => `<button aria-label="${s}">${icon}</button>`).join('')}</div>`;
+  const comments = [];
+  for (let i = 0; i < 150; i += 1) comments.push(`<li class="comment"><div class="meta"><a href="/u/${i}">reader${i}</a> <time>2 h</time></div><p>${LOREM[i % LOREM.length]} comment ${i}</p><button class="reply">Reply</button></li>`);
+  const related = [];
+  for (let i = 0; i < 200; i += 1) related.push(`<li><a href="/story/${i}"><img src="/t/${i}.jpg" alt="">Related story ${i}</a></li>`);
+  const article = `<article><h1>A long report</h1>${share}${paragraphs.join('\n')}${share}</article>
+<section class="comments"><h2>Comments</h2><form><textarea name="c">my draft</textarea><button>Post</button></form><ol>${comments.join('')}</ol></section>
+<section class="related"><h2>Related</h2><ul>${related.join('')}</ul></section>
+<script type="application/ld+json">{"@type":"NewsArticle","headline":"A long report"}</script>
+<script>${'window.__state = ' + JSON.stringify({ items: Array.from({ length: 300 }, (_, i) => ({ id: i, title: `Story ${i}` })) })}</script>`;
+  return shell({ title: 'Report', article });
+}
+
+/**
  * A heavy DOM, as a social feed or a big table page has: `items` cards of nested elements with
  * attributes, an icon each (inline SVG), a like button and a comment box (form controls), around
  * a short article.
