@@ -7,7 +7,9 @@
 //     in package-lock.json) with the page's address as its base;
 //   { target: 'reader', kind: 'pdf', url } → a PDF's text: fetched from its address (no cookies;
 //     the browser's cache when it has it), checked to be a PDF, every page's text through pdf.js
-//     (vendor/, its worker too).
+//     (vendor/, its worker too);
+//   { target: 'reader', kind: 'url', url } → a page downloaded again (a catch-up; no cookies): by
+//     its media type, HTML read as 'html' is, a PDF as 'pdf' is; any other type 'not-pdf'.
 //
 // Either answers { title, text, lang, words } (text: one block, a paragraph, heading or list item,
 // per line, whitespace otherwise collapsed; lang: the page's declared language or null; words: the
@@ -221,7 +223,8 @@ function isPdf(bytes) {
   return head.includes('%PDF-');
 }
 
-async function readPdf(url, deadline, signal) {
+/** The answer at `url`, without cookies (the browser's cache when it has it), and its media type. */
+async function download(url, signal) {
   const address = webAddress(url);
   let response;
   try {
@@ -230,25 +233,41 @@ async function readPdf(url, deadline, signal) {
     if (signal.aborted) throw new ReaderError('timeout', `no answer within ${PDF_TIME_MS} ms`);
     throw new ReaderError('unreachable', String(error?.name || 'fetch failed'));
   }
-  if (!response.ok) throw new ReaderError('unreachable', `HTTP ${response.status}`);
+  if (!response.ok) {
+    response.body?.cancel().catch(() => {});
+    throw new ReaderError('unreachable', `HTTP ${response.status}`);
+  }
   const type = (response.headers.get('content-type') || '').split(';')[0].trim().toLowerCase();
-  if (/^(text\/|image\/|application\/(json|xml|xhtml))/.test(type)) {
-    response.body?.cancel().catch(() => {});
-    throw new ReaderError('not-pdf', `served as ${type}`);
-  }
+  return { response, type };
+}
+
+/** A downloaded answer's bytes, at most `max`, or the error that says why not. */
+async function downloadedBytes(response, max, signal) {
   const declared = Number(response.headers.get('content-length'));
-  if (declared > MAX_PDF_BYTES) {
+  if (declared > max) {
     response.body?.cancel().catch(() => {});
-    throw new ReaderError('too-large', `more than ${MAX_PDF_BYTES} bytes`);
+    throw new ReaderError('too-large', `more than ${max} bytes`);
   }
-  let bytes;
   try {
-    bytes = await boundedBytes(response, MAX_PDF_BYTES);
+    return await boundedBytes(response, max);
   } catch (error) {
     if (error instanceof ReaderError) throw error;
     if (signal.aborted) throw new ReaderError('timeout', `no answer within ${PDF_TIME_MS} ms`);
     throw new ReaderError('unreachable', 'the download stopped');
   }
+}
+
+async function readPdf(url, deadline, signal) {
+  const { response, type } = await download(url, signal);
+  if (/^(text\/|image\/|application\/(json|xml|xhtml))/.test(type)) {
+    response.body?.cancel().catch(() => {});
+    throw new ReaderError('not-pdf', `served as ${type}`);
+  }
+  return pdfText(await downloadedBytes(response, MAX_PDF_BYTES, signal), deadline, signal);
+}
+
+/** A PDF's text from its bytes, through pdf.js. */
+async function pdfText(bytes, deadline, signal) {
   if (!isPdf(bytes)) throw new ReaderError('not-pdf', 'no PDF header');
 
   const { getDocument } = await loadPdfjs();
@@ -336,13 +355,48 @@ function queuedPdf(url) {
   return run;
 }
 
+/**
+ * A page downloaded again from its site (a catch-up): by the answer's media type, a web page read
+ * as readHtml reads one, a PDF as readPdf does; anything else is 'not-pdf' (nothing to read).
+ */
+async function readUrl(url) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), PDF_TIME_MS);
+  try {
+    const { response, type } = await download(url, controller.signal);
+    if (type === 'text/html' || type === 'application/xhtml+xml') {
+      const bytes = await downloadedBytes(response, MAX_HTML_CHARS, controller.signal);
+      const charset = /charset=([^;]+)/i.exec(response.headers.get('content-type') || '')?.[1]?.trim();
+      let html;
+      try {
+        html = new TextDecoder(charset || 'utf-8').decode(bytes);
+      } catch {
+        html = new TextDecoder('utf-8').decode(bytes);
+      }
+      return await readHtml(url, html);
+    }
+    if (type === 'application/pdf' || type === 'application/octet-stream' || type === '') {
+      const bytes = await downloadedBytes(response, MAX_PDF_BYTES, controller.signal);
+      const run = pdfQueue.then(() => pdfText(bytes, performance.now() + PDF_TIME_MS, controller.signal));
+      pdfQueue = run.catch(() => {});
+      return await run;
+    }
+    response.body?.cancel().catch(() => {});
+    throw new ReaderError('not-pdf', `served as ${type}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   if (!message || message.target !== 'reader') return false;
   const work = message.kind === 'html'
     ? readHtml(message.url, message.html)
     : message.kind === 'pdf'
       ? queuedPdf(message.url)
-      : Promise.reject(new ReaderError('bad-request', 'unknown kind'));
+      : message.kind === 'url'
+        ? readUrl(message.url)
+        : Promise.reject(new ReaderError('bad-request', 'unknown kind'));
   work.then(sendResponse, (error) => {
     sendResponse(error instanceof ReaderError
       ? { error: error.code, message: error.message }
