@@ -32,6 +32,7 @@ use history_chat_core::catch_up::Progress;
 use history_chat_core::content::host::{
     Action, ContentHost, EmbedFailure, Event, ReadPage, Removal, STORE_CHUNK_RECORDS, StoredRecord,
 };
+use history_chat_core::content::passages::MIN_WORDS;
 use history_chat_core::exclusions::Exclusions;
 use history_chat_core::messages::{ContentState, Response};
 use history_chat_core::reading::{self, page_text};
@@ -172,6 +173,9 @@ pub async fn pdf_seen(sender: Sender) -> Response {
 pub async fn read_from_site(url: String) -> Result<bool, ReaderError> {
     let ticket = HOST.with_borrow(ContentHost::ticket);
     match reader::extract_url(&url).await {
+        // A page its site sends as an empty shell its scripts fill (read only when visited) has
+        // nothing to keep: skipped, as the store would skip it.
+        Ok(extracted) if (extracted.words as usize) < MIN_WORDS => Ok(false),
         Ok(extracted) => {
             stored(url, ticket, Ok(extracted));
             Ok(true)

@@ -5,24 +5,23 @@
 //
 //   titles    content search off (what ships today): the pages known by their titles and addresses.
 //             RUNS NOW.
-//   content   content search on: the options page's checkbox whose accessible name holds
-//             "content", the permission granted by grantContentAccess(ext) (tests/e2e/support/,
-//             being written with the reader), every page visited and kept open while the reader
-//             waits for its still moment, then the worker asked {type: "contentState"} until it
-//             answers {content: {progress}} with every read page embedded. WAITS FOR THE OTHERS:
-//             until those three exist this run fails fast, at its start, saying which is missing.
+//   content   content search on: the access granted as a user grants it (grantContentAccess,
+//             tests/e2e/support/content_access.mjs), then the options page's checkbox whose
+//             accessible name holds "content" checked; every page visited and kept open while the
+//             reader waits for its still moment, then the worker asked {type: "contentState"} until
+//             its {content: {state: {progress}}} has every read page embedded.
 //
-//   scripts/bench content-eval                     both runs (fails fast while content search is missing)
+//   scripts/bench content-eval                     both runs
 //   CONTENT_EVAL_RUNS=titles scripts/bench content-eval    the titles run alone
 //   CONTENT_EVAL_TOPICS=on    topic search on in both runs (as installed; off by default, as the suite)
 //   CONTENT_EVAL_DWELL_MS     how long each tab stays open after `load` in the content run (default 7000:
 //                             the reader waits for a still moment, as Chrome's 5 s)
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { launchExtension } from '../e2e/support/launch.mjs';
 import { CONTENT_EVAL, startContentSite, visitAll } from '../e2e/support/content_site.mjs';
 import { askWorker, waitForIndex } from '../e2e/support/live.mjs';
+import { grantContentAccess } from '../e2e/support/content_access.mjs';
 import { SEL, ask, openPopup } from '../e2e/support/popup.mjs';
 import { waitForSemantic } from '../e2e/support/topics.mjs';
 import { REPO_ROOT, fmt, report, table } from './lib.mjs';
@@ -37,53 +36,25 @@ const READ_LIMIT_MS = 20 * 60_000;
 
 const { questions } = JSON.parse(readFileSync(path.join(CONTENT_EVAL, 'questions.json'), 'utf8'));
 
-class Missing extends Error {}
-
-/** grantContentAccess, from whichever module of tests/e2e/support/ exports it. */
-async function findGrantContentAccess() {
-  const dir = path.join(REPO_ROOT, 'tests', 'e2e', 'support');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.mjs')).sort()) {
-    const mod = await import(pathToFileURL(path.join(dir, file)).href);
-    if (typeof mod.grantContentAccess === 'function') return mod.grantContentAccess;
-  }
-  throw new Missing('no module of tests/e2e/support/ exports grantContentAccess(ext) yet (the reader\'s helper that grants the http(s) host permission)');
-}
-
 /** The content switch of the options page: a checkbox whose accessible name holds "content". */
 function contentSwitch(options) {
   return options.getByRole('checkbox', { name: /content/i });
 }
 
-/** The worker's {content: {progress}} as {read, embedded, toEmbed}, whatever the field names settle as. */
+/** The worker's content progress as {read, embedded, toEmbed}. */
 function readProgress(answer) {
-  const progress = answer?.type === 'content' ? answer.progress : null;
-  if (!progress || typeof progress !== 'object') return null;
-  const pick = (...names) => names.map((n) => progress[n]).find((v) => typeof v === 'number');
-  return {
-    read: pick('pagesRead', 'pages', 'read'),
-    embedded: pick('passagesEmbedded', 'embedded'),
-    toEmbed: pick('passagesToEmbed', 'toEmbed', 'passages', 'total'),
-    raw: progress,
-  };
+  const progress = answer?.content?.state?.progress;
+  if (!progress) return null;
+  return { read: progress.pages, embedded: progress.passagesEmbedded, toEmbed: progress.passagesTotal, status: progress.status, raw: progress };
 }
 
-/** Fails fast, before any visit, when a piece of content search is not there yet. */
-async function checkContentSearch(ext) {
-  const grant = await findGrantContentAccess();
+/** The switch turned on as a user turns it on: the access granted, the checkbox checked. */
+async function turnContentOn(ext) {
+  await grantContentAccess(ext);
   const options = await ext.openOptions();
-  await options.waitForLoadState('load');
-  if ((await contentSwitch(options).count()) === 0) {
-    throw new Missing('the options page has no checkbox whose accessible name holds "content" yet');
-  }
-  const state = await askWorker(options, { type: 'contentState' }).catch((e) => ({ error: e.message }));
-  if (!readProgress(state)) throw new Missing(`the worker answers {type: "contentState"} with ${JSON.stringify(state)}, not {content: {progress: {...}}}`);
-  return { grant, options };
-}
-
-async function turnContentOn(ext, { grant, options }) {
-  await grant(ext);
   const box = contentSwitch(options);
-  if (!(await box.isChecked())) await box.check();
+  await box.check();
+  await options.close();
 }
 
 async function waitUntilEverythingRead(page, expectedPages) {
@@ -96,7 +67,7 @@ async function waitUntilEverythingRead(page, expectedPages) {
     if (!last || p.read !== last.read || p.embedded !== last.embedded) stableSince = Date.now();
     last = p;
     const allRead = p.read >= expectedPages;
-    const allEmbedded = p.toEmbed !== undefined && p.embedded >= p.toEmbed && p.toEmbed > 0;
+    const allEmbedded = p.embedded >= p.toEmbed && p.toEmbed > 0 && p.status === 'ready';
     // Done when every visited page is read and embedded; or when nothing has moved for a minute
     // with everything read embedded (a page the reader refused, e.g. too short, is reported below).
     if (allEmbedded && (allRead || Date.now() - stableSince > 60_000)) return { ...p, ms: Date.now() - started };
@@ -111,9 +82,8 @@ async function run(mode) {
   const ext = await launchExtension({ args: site.browserArgs, topics: TOPICS });
   const out = { mode, rows: [], notes: [] };
   try {
-    let content = null;
-    if (mode === 'content') content = await checkContentSearch(ext);
-    if (content) await turnContentOn(ext, content);
+    const content = mode === 'content';
+    if (content) await turnContentOn(ext);
     const started = Date.now();
     await visitAll(ext, site.pages, { concurrency: mode === 'content' ? 4 : 6, dwellMs: mode === 'content' ? DWELL_MS : 0 });
     out.notes.push(`${site.pages.length} pages visited in ${fmt((Date.now() - started) / 1000, 0)} s`);
@@ -169,41 +139,14 @@ const sections = [
   `Set: ${questions.length} questions over the pages of tests/content_eval/ (see its README), asked in the popup (period 90 days), ` +
     `first five result links. Topic search ${TOPICS ? 'on' : 'off'} (CONTENT_EVAL_TOPICS).`,
 ];
-let failed = null;
-if (RUNS.includes('content')) {
-  // Fail fast: before minutes of the titles run, check on a throwaway launch that content search is there.
-  const site = await startContentSite();
-  const ext = await launchExtension({ args: site.browserArgs });
-  try {
-    await checkContentSearch(ext);
-  } catch (e) {
-    if (!(e instanceof Missing)) throw e;
-    console.error(`The content run cannot start: ${e.message}. Content search is being built (issue 29); until it is, run the titles part alone: CONTENT_EVAL_RUNS=titles scripts/bench content-eval`);
-    process.exit(1);
-  } finally {
-    await ext.close();
-    await site.close();
-  }
-}
 for (const mode of RUNS) {
   process.stderr.write(`content eval: ${mode} run…\n`);
-  try {
-    const result = await run(mode);
-    sections.push(
-      `## ${mode === 'titles' ? 'Content search off (titles and addresses only)' : 'Content search on'}\n\n${result.notes.join('; ')}.`,
-      recallTable(result),
-      'Misses: ' + (result.rows.filter((r) => r.recall < 1).map((r) => `"${r.question}" (${r.kind})`).join(', ') || 'none') +
-        `.\n\nExtension errors: ${result.errors}; requests from the extension: ${result.extensionRequests}; requests the site could not answer: ${result.unexpected}.`,
-    );
-  } catch (e) {
-    if (!(e instanceof Missing)) throw e;
-    failed = `The content run cannot start: ${e.message}. Content search is being built (issue 29); until it is, run the titles part alone: CONTENT_EVAL_RUNS=titles scripts/bench content-eval`;
-    sections.push(`## Content search on\n\nNot run: ${e.message}.`);
-    break;
-  }
+  const result = await run(mode);
+  sections.push(
+    `## ${mode === 'titles' ? 'Content search off (titles and addresses only)' : 'Content search on'}\n\n${result.notes.join('; ')}.`,
+    recallTable(result),
+    'Misses: ' + (result.rows.filter((r) => r.recall < 1).map((r) => `"${r.question}" (${r.kind})`).join(', ') || 'none') +
+      `.\n\nExtension errors: ${result.errors}; requests from the extension: ${result.extensionRequests}; requests the site could not answer: ${result.unexpected}.`,
+  );
 }
 report('content_eval', 'Content evaluation: recall@5 in the real browser', sections);
-if (failed) {
-  console.error(failed);
-  process.exit(1);
-}

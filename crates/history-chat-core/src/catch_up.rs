@@ -131,6 +131,9 @@ pub struct Progress {
     pub failed: usize,
     /// Whether it still runs (false once done or cancelled).
     pub running: bool,
+    /// Downloads out now (after a cancel, those that still end as they will).
+    #[serde(default)]
+    pub out: usize,
 }
 
 impl Progress {
@@ -303,6 +306,7 @@ impl CatchUp {
             skipped: self.skipped,
             failed: self.failed,
             running: !(self.cancelled || self.is_over()),
+            out: self.out.len(),
         }
     }
 }
@@ -463,17 +467,22 @@ mod tests {
                 read: 0,
                 skipped: 1,
                 failed: 0,
-                running: true
+                running: true,
+                out: 0,
             }
         );
         assert_eq!(resumed.next(NOW), Next::Fetch("https://b.example/1".into()));
         resumed.cancel();
+        assert_eq!(resumed.progress().out, 1, "one download still out");
         assert_eq!(resumed.next(NOW), Next::Busy, "the download out ends first");
         resumed.finished("https://b.example/1", Outcome::Failed);
         assert_eq!(resumed.next(NOW), Next::Done);
         assert_eq!(resumed.to_stored(), None, "nothing to resume");
         let progress = resumed.progress();
-        assert_eq!((progress.failed, progress.running), (1, false));
+        assert_eq!(
+            (progress.failed, progress.running, progress.out),
+            (1, false, 0)
+        );
         // An answer for a page not out is ignored.
         resumed.finished("https://c.example/1", Outcome::Read);
         assert_eq!(resumed.progress().read, 0);

@@ -569,6 +569,7 @@ mod tests {
                 skipped: 1,
                 failed: 0,
                 running: true,
+                out: 2,
             }),
             access: true,
         }
@@ -623,7 +624,7 @@ mod tests {
                 "progress": {"status": "reading", "pages": 2, "passagesEmbedded": 3,
                              "passagesTotal": 9, "bytes": 12_345},
                 "catchUp": {"days": 30, "total": 10, "read": 2, "skipped": 1, "failed": 0,
-                            "running": true},
+                            "running": true, "out": 2},
                 "access": true}}})
         );
     }

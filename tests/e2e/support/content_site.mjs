@@ -71,15 +71,20 @@ const TYPES = { '.html': 'text/html; charset=utf-8', '.css': 'text/css; charset=
 export async function startContentSite({ dir = CONTENT_EVAL, pages = contentPages(dir) } = {}) {
   const hosts = [...new Set(pages.map((p) => p.host))].sort();
   const byAddress = new Map(pages.map((p) => [`${p.host}${p.path}`, p]));
-  const requests = []; // {host, path, status, file, at}
+  const requests = []; // {host, path, method, file, at, cookie, open, status}
   const { cert, key, spki } = certificate(hosts);
   const server = createServer({ cert, key }, (req, res) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     const page = byAddress.get(`${host}${req.url}`);
     let file = page ? path.join(dir, 'pages', page.file) : null;
     if (!page && hosts.includes(host) && /^\/static\/[a-z_]+\.(css|js)$/.test(req.url)) file = path.join(dir, 'pages', host, req.url);
-    const record = { host, path: req.url, method: req.method, file: file && path.relative(dir, file), at: Date.now() };
+    // open: whether the answer is still being written (how many requests the site serves at once).
+    const record = { host, path: req.url, method: req.method, file: file && path.relative(dir, file), at: Date.now(), cookie: req.headers.cookie ?? null, open: true };
     requests.push(record);
+    record.atOnce = requests.filter((r) => r.open).length;
+    res.on('close', () => {
+      record.open = false;
+    });
     if (req.method !== 'GET' || !file || !existsSync(file)) {
       record.status = 404;
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not one of the evaluation\'s files');

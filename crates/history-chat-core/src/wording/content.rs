@@ -227,6 +227,7 @@ mod tests {
             skipped: 1,
             failed: 1,
             running: true,
+            out: 2,
         };
         let rows = [
             (
