@@ -438,7 +438,11 @@ mod tests {
             ("99999999999999999999", None),
         ];
         for (typed, mb) in rows {
-            assert_eq!(ContentCap::parse(typed).map(ContentCap::mb), mb, "{typed:?}");
+            assert_eq!(
+                ContentCap::parse(typed).map(ContentCap::mb),
+                mb,
+                "{typed:?}"
+            );
         }
     }
 
