@@ -4,7 +4,9 @@
 //! [`mount_options`]. Components only wire signals to the DOM: validation, wording and storage rules
 //! live in `history-chat-core`, browser calls in `history-chat-bindings`.
 
+mod content;
 mod options;
+mod saving;
 
 use wasm_bindgen::prelude::*;
 

@@ -1,6 +1,7 @@
 //! The options page: Gemini key (save, test, remove), search depth, model, default period, topic
-//! search, excluded sites, site icons, pages kept after Chrome forgets them (the switch, how many,
-//! forget them), conversation retention, and what leaves the machine in each mode.
+//! search, reading the pages' content (its own module, [`crate::content`]), excluded sites, site
+//! icons, pages kept after Chrome forgets them (the switch, how many, forget them), conversation
+//! retention, and what leaves the machine in each mode.
 
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
@@ -22,66 +23,8 @@ use history_chat_core::wording;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-/// The page's outcome lines: `role="status"` for what worked, `role="alert"` for what did not.
-#[derive(Clone, Copy)]
-struct Feedback {
-    status: RwSignal<String>,
-    alert: RwSignal<Option<String>>,
-}
-
-impl Feedback {
-    fn ok(self, message: impl Into<String>) {
-        self.alert.set(None);
-        self.status.set(message.into());
-    }
-
-    fn fail(self, message: impl Into<String>) {
-        self.status.set(String::new());
-        self.alert.set(Some(message.into()));
-    }
-}
-
-/// Changes the stored settings with `edit` — applied to them as they are stored now, so that only
-/// what the user just changed is written and another page's change to another field is kept — then
-/// shows what was stored. Nothing is written when they cannot be read; a refused write (storage
-/// full, or otherwise) leaves the stored settings as they were, and the page shows those. Whether
-/// it was stored.
-async fn save(
-    settings: RwSignal<Option<Settings>>,
-    edit: impl FnOnce(&mut Settings),
-    feedback: Feedback,
-) -> bool {
-    match storage::update_settings(edit).await {
-        Ok(stored) => {
-            settings.set(Some(stored));
-            true
-        }
-        Err(error) => {
-            log::failure("saving the settings", &error);
-            feedback.fail(match error.is_quota() {
-                true => t!("options_not_saved_full"),
-                false => t!("options_not_saved", error),
-            });
-            // The controls show the settings as they still are.
-            settings.update(|_| {});
-            false
-        }
-    }
-}
-
-/// [`save`], then says `done`.
-fn store(
-    settings: RwSignal<Option<Settings>>,
-    edit: impl FnOnce(&mut Settings) + 'static,
-    feedback: Feedback,
-    done: String,
-) {
-    spawn_local(async move {
-        if save(settings, edit, feedback).await {
-            feedback.ok(done);
-        }
-    });
-}
+use crate::content::ContentSection;
+use crate::saving::{Feedback, save, store};
 
 /// Reads the settings into the page; a failed read leaves them unknown (every control disabled,
 /// nothing saved), says so, and offers to try again.
@@ -628,6 +571,8 @@ pub fn Options() -> impl IntoView {
                     <progress max=progress.total.max(1) value=progress.understood aria-label=t!("options_topics_progress")></progress>
                 })}
             </section>
+
+            <ContentSection settings feedback/>
 
             <section>
                 <h2>{t!("options_kept_heading")}</h2>

@@ -68,6 +68,13 @@ const ENGLISH = [
   'Nothing is downloaded',
   'Find pages by what they were about',
   'A small language model that comes with the extension',
+  'Page content',
+  'Search the content of the pages I visit',
+  'History Chat then reads the main text of the pages you visit',
+  "Room the pages' content may take, in MB",
+  'the content of the pages read longest ago is deleted first',
+  'Send the matching passages to Gemini too',
+  "Otherwise the pages' content never leaves this device",
   'Pages Chrome forgets',
   'Keep pages searchable after Chrome forgets them',
   'Chrome deletes history older than 90 days',
@@ -110,6 +117,7 @@ test('French UI: the options page is French — lang, title, headings, labels, b
         'Sites exclus',
         'Icônes des sites',
         'Recherche par sujet',
+        'Contenu des pages',
         'Pages oubliées par Chrome',
         'Conversation',
         'Ce qui quitte cet ordinateur',
@@ -131,6 +139,9 @@ test('French UI: the options page is French — lang, title, headings, labels, b
       'Sites exclus',
       'Afficher les icônes des sites',
       'Recherche par sujet',
+      'Chercher dans le contenu des pages que je visite',
+      'Place que peut prendre le contenu des pages, en Mo',
+      'Envoyer aussi à Gemini les passages qui correspondent',
       'Garder les pages que Chrome oublie pour pouvoir les retrouver',
       'Conserver la conversation',
     ]) {
@@ -154,6 +165,8 @@ test('French UI: the options page is French — lang, title, headings, labels, b
         ...(await texts(options, 'fieldset .choice-label')),
         'Afficher les icônes des sites',
         'Trouver les pages par leur sujet, pas seulement par leurs mots',
+        'Chercher dans le contenu des pages que je visite',
+        'Envoyer aussi à Gemini les passages qui correspondent',
         'Garder les pages que Chrome oublie pour pouvoir les retrouver',
       ],
       'the switches’ labels',
@@ -162,7 +175,7 @@ test('French UI: the options page is French — lang, title, headings, labels, b
     const fieldLabels = await options
       .locator('label.field')
       .evaluateAll((all) => all.map((l) => [...l.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('').trim()));
-    assert.deepEqual(fieldLabels, ['Modèle', 'Période par défaut', 'Conserver la conversation'], 'the fields’ labels');
+    assert.deepEqual(fieldLabels, ['Modèle', 'Période par défaut', 'Place que peut prendre le contenu des pages, en Mo', 'Conserver la conversation'], 'the fields’ labels');
     assert.deepEqual(
       await texts(options, 'main section:last-of-type strong'),
       [

@@ -293,6 +293,31 @@ pub struct ContentState {
     pub access: bool,
 }
 
+impl ContentState {
+    /// Whether a catch-up runs now.
+    pub fn catching_up(&self) -> bool {
+        self.catch_up.is_some_and(|catch_up| catch_up.running)
+    }
+
+    /// Whether it may still change by itself: the store loads or reads, or a catch-up runs (the
+    /// options page then follows it closely).
+    pub fn is_moving(&self) -> bool {
+        self.progress.is_moving() || self.catching_up()
+    }
+
+    /// Whether the options page offers a catch-up: reading is on (the settings' switch) and the
+    /// browser grants the access, and none runs.
+    pub fn offers_catch_up(&self, switched_on: bool) -> bool {
+        switched_on && self.access && !self.catching_up()
+    }
+
+    /// Whether the settings say reading is on but the browser no longer grants the access (the
+    /// user took it back in chrome://extensions): the options page offers to ask for it again.
+    pub fn access_lost(&self, switched_on: bool) -> bool {
+        switched_on && !self.access
+    }
+}
+
 /// What a catch-up would ask for, as shown before it starts: the pages and how many per site (the
 /// addresses stay in the worker).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -572,6 +597,51 @@ mod tests {
                 out: 2,
             }),
             access: true,
+        }
+    }
+
+    #[test]
+    fn the_options_page_offers_what_the_content_s_state_allows() {
+        use crate::content::ContentStatus;
+        let ready = |access: bool, running: Option<bool>| ContentState {
+            progress: ContentProgress {
+                status: ContentStatus::Ready,
+                ..reading().progress
+            },
+            catch_up: running.map(|running| CatchUpProgress {
+                running,
+                ..reading().catch_up.unwrap()
+            }),
+            access,
+        };
+        // (state, switched on) → (moving, catch-up offered, access lost)
+        let rows = [
+            (ready(true, None), true, (false, true, false)),
+            (ready(true, None), false, (false, false, false)),
+            (ready(true, Some(false)), true, (false, true, false)),
+            (ready(true, Some(true)), true, (true, false, false)),
+            (ready(false, None), true, (false, false, true)),
+            (ready(false, None), false, (false, false, false)),
+            (reading(), true, (true, false, false)),
+            (
+                ContentState {
+                    catch_up: None,
+                    ..reading()
+                },
+                true,
+                (true, true, false),
+            ),
+        ];
+        for (state, on, expected) in rows {
+            assert_eq!(
+                (
+                    state.is_moving(),
+                    state.offers_catch_up(on),
+                    state.access_lost(on)
+                ),
+                expected,
+                "{state:?}, on: {on}"
+            );
         }
     }
 

@@ -209,6 +209,16 @@ impl ContentCap {
             .then_some(ContentCap(mb))
     }
 
+    /// The cap the user typed in the options page (MB, digits only, surrounding spaces
+    /// ignored), when it is a whole number within the bounds.
+    pub fn parse(text: &str) -> Option<ContentCap> {
+        let text = text.trim();
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        text.parse().ok().and_then(ContentCap::new)
+    }
+
     /// The cap in MB.
     pub fn mb(self) -> u32 {
         self.0
@@ -404,6 +414,34 @@ mod tests {
                 Settings::from_stored(stored.clone()),
                 expected,
                 "from_stored({stored:?})"
+            );
+        }
+    }
+
+    #[test]
+    fn a_typed_cap_is_a_whole_number_of_mb_within_the_bounds() {
+        let rows = [
+            ("500", Some(500)),
+            (" 2000 ", Some(2_000)),
+            ("50", Some(50)),
+            ("10000", Some(10_000)),
+            ("49", None),
+            ("10001", None),
+            ("0", None),
+            ("", None),
+            ("   ", None),
+            ("-100", None),
+            ("+100", None),
+            ("1e3", None),
+            ("250.5", None),
+            ("abc", None),
+            ("99999999999999999999", None),
+        ];
+        for (typed, mb) in rows {
+            assert_eq!(
+                ContentCap::parse(typed).map(ContentCap::mb),
+                mb,
+                "{typed:?}"
             );
         }
     }

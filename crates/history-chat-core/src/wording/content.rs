@@ -7,6 +7,7 @@ use crate::content::{ContentProgress, ContentStatus};
 use crate::i18n::{number, plural};
 use crate::messages::{CatchUpSummary, ContentState};
 use crate::semantic::UnavailableReason;
+use crate::settings::ContentCap;
 
 /// The options page's line under the content switch.
 pub fn state_line(state: &ContentState) -> String {
@@ -105,6 +106,15 @@ pub fn plan_line(plan: &CatchUpSummary) -> String {
     )
 }
 
+/// The options page's refusal of a typed cap: the bounds it must be within.
+pub fn cap_refused() -> String {
+    t!(
+        "options_content_cap_refused",
+        number(i64::from(ContentCap::MIN_MB)),
+        number(i64::from(ContentCap::MAX_MB))
+    )
+}
+
 /// A size in storage, as the user counts it: "820 KB", "12.5 MB", "1.2 GB".
 pub fn size(bytes: u64) -> String {
     const KB: u64 = 1_000;
@@ -198,7 +208,7 @@ mod tests {
             ),
             (
                 revoked,
-                "Chrome no longer lets History Chat read the sites (access was taken back in chrome://extensions). Turn the switch off and on again to ask.",
+                "Chrome no longer lets History Chat read the sites (access was taken back in chrome://extensions). Allow it again with the button below.",
             ),
         ];
         for (state, line) in rows {
@@ -292,6 +302,14 @@ mod tests {
         for (plan, line) in rows {
             assert_eq!(plan_line(&plan), line, "{plan:?}");
         }
+    }
+
+    #[test]
+    fn a_refused_cap_names_the_bounds() {
+        assert_eq!(
+            cap_refused(),
+            "The room must be a whole number of MB from 50 to 10,000: nothing was saved."
+        );
     }
 
     #[test]
