@@ -1,7 +1,6 @@
 //! The options page's "Page content" section: the switch that reads the pages the user visits
 //! (the access asked in its click), the content store's line and progress, the room it may take,
-//! the catch-up of the last 7 or 30 days (its plan shown first), whether Gemini is sent the
-//! matching passages, and the access asked again when the user took it back in Chrome.
+//! the catch-up of the last 7 or 30 days (its plan shown first), and the access asked again when the user took it back in Chrome.
 //!
 //! The worker does the work (`Request::SetContent` registers the reader or clears the store);
 //! this module only saves the settings, asks Chrome in the click and shows the worker's answers.
@@ -252,18 +251,6 @@ pub fn ContentSection(settings: RwSignal<Option<Settings>>, feedback: Feedback) 
             }
         }
     };
-    let switch_gemini = move |send: bool| {
-        if settings.with_untracked(Option::is_none) {
-            return;
-        }
-        store(
-            settings,
-            move |s| s.content_to_gemini = send,
-            feedback,
-            t!("options_saved"),
-        );
-    };
-
     view! {
         <section class="page-content">
             <h2>{t!("options_content_heading")}</h2>
@@ -335,17 +322,6 @@ pub fn ContentSection(settings: RwSignal<Option<Settings>>, feedback: Feedback) 
                 />
             </label>
             <p class="help">{t!("options_content_cap_help")}</p>
-            <label class="choice">
-                <input
-                    type="checkbox"
-                    aria-label=t!("options_content_gemini_label")
-                    disabled=loading
-                    prop:checked=move || current().content_to_gemini
-                    on:change=move |event| switch_gemini(event_target_checked(&event))
-                />
-                <span class="choice-label">{t!("options_content_gemini_label")}</span>
-                <span class="help">{t!("options_content_gemini_help")}</span>
-            </label>
         </section>
     }
 }

@@ -112,7 +112,8 @@ describe('the catch-up: pages visited before, read again from their sites', { ti
   test('a cancelled run asks nothing more once the downloads it had out have ended', async () => {
     const before = site.requests.length;
     const { catchUpPlanned: { plan } } = await send({ type: 'catchUpPlan', days: 30 });
-    assert.equal(plan.pages, within(30).length - within(7).length, 'the pages read already are not planned again');
+    const readAlready = new Set(within(7).filter((p) => p.render !== 'script'));
+    assert.equal(plan.pages, within(30).filter((p) => !readAlready.has(p)).length, 'the pages read already are not planned again');
     await send({ type: 'catchUp', days: 30 });
     await send({ type: 'cancelCatchUp' });
     const state = await catchUpOver('the cancelled run over');

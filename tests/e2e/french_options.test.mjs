@@ -73,8 +73,6 @@ const ENGLISH = [
   'History Chat then reads the main text of the pages you visit',
   "Room the pages' content may take, in MB",
   'the content of the pages read longest ago is deleted first',
-  'Send the matching passages to Gemini too',
-  "Otherwise the pages' content never leaves this device",
   'Pages Chrome forgets',
   'Keep pages searchable after Chrome forgets them',
   'Chrome deletes history older than 90 days',
@@ -141,7 +139,6 @@ test('French UI: the options page is French — lang, title, headings, labels, b
       'Recherche par sujet',
       'Chercher dans le contenu des pages que je visite',
       'Place que peut prendre le contenu des pages, en Mo',
-      'Envoyer aussi à Gemini les passages qui correspondent',
       'Garder les pages que Chrome oublie pour pouvoir les retrouver',
       'Conserver la conversation',
     ]) {
@@ -166,8 +163,7 @@ test('French UI: the options page is French — lang, title, headings, labels, b
         'Afficher les icônes des sites',
         'Trouver les pages par leur sujet, pas seulement par leurs mots',
         'Chercher dans le contenu des pages que je visite',
-        'Envoyer aussi à Gemini les passages qui correspondent',
-        'Garder les pages que Chrome oublie pour pouvoir les retrouver',
+          'Garder les pages que Chrome oublie pour pouvoir les retrouver',
       ],
       'the switches’ labels',
     );

@@ -156,7 +156,8 @@ pub struct Settings {
     pub content_cap_mb: ContentCap,
     /// Whether Gemini may be sent the passage of a page's content that matched, beside the title
     /// and address of each candidate (off by default: content otherwise never leaves the
-    /// computer).
+    /// computer). Kept for the AI pipeline's passages, not built yet: nothing reads it, the options
+    /// page does not offer it, and no passage is sent to any model.
     #[serde(default, deserialize_with = "or_default")]
     pub content_to_gemini: bool,
     /// Fields written by other versions of the extension, kept as they are: written back
