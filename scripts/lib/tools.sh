@@ -57,14 +57,15 @@ ensure_node_modules() {
 }
 
 # Debian's Chromium and ChromeDriver, for the end-to-end tests and the demo, with its UI
-# translations (chromium-l10n: the French UI the i18n tests run under).
+# translations (chromium-l10n: the French UI the i18n tests run under), and openssl (the content
+# evaluation's sites are served over HTTPS with a certificate made for them: content_site.mjs).
 ensure_chromium() {
-  if [ ! -x /usr/bin/chromium ] || [ ! -e /usr/lib/chromium/locales/fr.pak ]; then
-    log "installing Debian's chromium and its translations"
+  if [ ! -x /usr/bin/chromium ] || [ ! -e /usr/lib/chromium/locales/fr.pak ] || ! command -v openssl >/dev/null; then
+    log "installing Debian's chromium, its translations and openssl"
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver chromium-l10n >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver chromium-l10n openssl >/dev/null
   fi
 }
 
