@@ -43,7 +43,7 @@ function contentSwitch(options) {
 
 /** The worker's content progress as {read, embedded, toEmbed}. */
 function readProgress(answer) {
-  const progress = answer?.content?.state?.progress;
+  const progress = answer?.type === 'content' ? answer.state?.progress : null;
   if (!progress) return null;
   return { read: progress.pages, embedded: progress.passagesEmbedded, toEmbed: progress.passagesTotal, status: progress.status, raw: progress };
 }
@@ -62,8 +62,9 @@ async function waitUntilEverythingRead(page, expectedPages) {
   let last = null;
   let stableSince = Date.now();
   for (;;) {
-    const p = readProgress(await askWorker(page, { type: 'contentState' }));
-    if (!p) throw new Error('contentState stopped answering a progress');
+    const answer = await askWorker(page, { type: 'contentState' });
+    const p = readProgress(answer);
+    if (!p) throw new Error(`contentState answered ${JSON.stringify(answer)}, not the content's state`);
     if (!last || p.read !== last.read || p.embedded !== last.embedded) stableSince = Date.now();
     last = p;
     const allRead = p.read >= expectedPages;
@@ -148,5 +149,6 @@ for (const mode of RUNS) {
     'Misses: ' + (result.rows.filter((r) => r.recall < 1).map((r) => `"${r.question}" (${r.kind})`).join(', ') || 'none') +
       `.\n\nExtension errors: ${result.errors}; requests from the extension: ${result.extensionRequests}; requests the site could not answer: ${result.unexpected}.`,
   );
+  // Written after each run: a later run's failure does not lose this one's figures.
+  report('content_eval', 'Content evaluation: recall@5 in the real browser', sections);
 }
-report('content_eval', 'Content evaluation: recall@5 in the real browser', sections);
