@@ -22,15 +22,15 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
-use history_chat_bindings::embedder::{self, EmbedderError, TextKind};
+use history_chat_bindings::embedder::{self, TextKind};
 use history_chat_bindings::http::{self, Cancel};
-use history_chat_bindings::idb::{self, Records, WriteError};
+use history_chat_bindings::idb::{self, Records};
 use history_chat_bindings::messages::Sender;
 use history_chat_bindings::reader::{self, Extracted, ReaderError};
 use history_chat_bindings::{log, now_ms, permissions, scripting};
 use history_chat_core::catch_up::Progress;
 use history_chat_core::content::host::{
-    Action, ContentHost, EmbedFailure, Event, ReadPage, Removal, STORE_CHUNK_RECORDS, StoredRecord,
+    Action, ContentHost, Event, ReadPage, Removal, STORE_CHUNK_RECORDS,
 };
 use history_chat_core::content::passages::MIN_WORDS;
 use history_chat_core::exclusions::Exclusions;
@@ -41,6 +41,7 @@ use history_chat_core::settings::KnownSettings;
 use history_chat_core::site_filter;
 use wasm_bindgen_futures::spawn_local;
 
+use crate::record_store::{self, Saved};
 use crate::{index_host, semantic_host, settings_host};
 
 thread_local! {
@@ -267,38 +268,20 @@ fn feed(event: Event) {
 fn perform(action: Action) {
     match action {
         Action::LoadStore => spawn_local(async {
-            let Ok(pairs) = idb::all_records(Records::Content).await else {
+            let read = record_store::load_in_chunks(
+                Records::Content,
+                STORE_CHUNK_RECORDS,
+                |records, done| feed(Event::StoreLoaded { records, done }),
+            )
+            .await;
+            if !read {
                 feed(Event::StoreFailed);
-                return;
-            };
-            let mut records: Vec<StoredRecord> = pairs
-                .into_iter()
-                .map(|(url, bytes)| StoredRecord { url, bytes })
-                .collect();
-            // In chunks, the worker's event loop serving the pages in between.
-            loop {
-                let rest = records.split_off(records.len().min(STORE_CHUNK_RECORDS));
-                let done = rest.is_empty();
-                feed(Event::StoreLoaded { records, done });
-                if done {
-                    return;
-                }
-                records = rest;
-                http::sleep(0, &Cancel::new()).await;
             }
         }),
         Action::Save { batch, records } => spawn_local(async move {
-            let pairs: Vec<(String, Vec<u8>)> = records
-                .into_iter()
-                .map(|record| (record.url, record.bytes))
-                .collect();
-            let event = match idb::put_records(Records::Content, &pairs).await {
-                Ok(()) => Event::Saved { batch },
-                Err(WriteError::QuotaExceeded) => Event::SaveFailed { batch, quota: true },
-                Err(WriteError::Failed(_)) => Event::SaveFailed {
-                    batch,
-                    quota: false,
-                },
+            let event = match record_store::save(Records::Content, records).await {
+                Saved::Written => Event::Saved { batch },
+                Saved::Failed { quota } => Event::SaveFailed { batch, quota },
             };
             feed(event);
         }),
@@ -320,7 +303,7 @@ fn perform(action: Action) {
                 Ok(vectors) => Event::Embedded { batch, vectors },
                 Err(error) => Event::EmbedFailed {
                     batch,
-                    failure: failure(error),
+                    failure: record_store::embed_failure(error),
                 },
             };
             feed(event);
@@ -329,14 +312,5 @@ fn perform(action: Action) {
             http::sleep(ms, &Cancel::new()).await;
             feed(Event::RetryDue);
         }),
-    }
-}
-
-fn failure(error: EmbedderError) -> EmbedFailure {
-    match error {
-        EmbedderError::ModelMissing(_) => EmbedFailure::ModelMissing,
-        EmbedderError::ModelCorrupt(_) => EmbedFailure::ModelCorrupt,
-        EmbedderError::Unsupported(_) => EmbedFailure::Unsupported,
-        EmbedderError::Crashed(message) => EmbedFailure::Crashed(message),
     }
 }

@@ -20,6 +20,7 @@
 //! - [`events`]: what one host tells the others.
 //! - [`settings_host`]: the settings as the worker knows them (read, remembered, retried).
 //! - [`removals`]: the journal of removals the index's snapshot does not hold yet.
+//! - [`record_store`]: the IndexedDB records of the hosts that keep one per page, read and written.
 //! - [`index_host`]: the lexical index's life, and a page's removal carried out.
 //! - [`semantic_host`]: topic search's life, following the lexical index.
 //! - [`content_host`]: the pages' read content (the reader's pages in, their passages searched),
@@ -36,6 +37,7 @@ mod events;
 mod index_host;
 mod local_search;
 mod omnibox;
+mod record_store;
 mod removals;
 mod semantic_host;
 mod settings_host;

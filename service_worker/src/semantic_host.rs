@@ -9,15 +9,14 @@
 
 use std::cell::{Cell, RefCell};
 
-use history_chat_bindings::embedder::{self, EmbedderError, TextKind};
+use history_chat_bindings::embedder::{self, TextKind};
 use history_chat_bindings::http::{self, Cancel};
-use history_chat_bindings::idb::{self, Records, WriteError};
+use history_chat_bindings::idb::{self, Records};
 use history_chat_bindings::log;
 use history_chat_core::history::Page;
 use history_chat_core::messages::{QUERY_PATIENCE_MS, Response};
 use history_chat_core::semantic::host::{
-    Action, EMBEDDER_IDLE_MS, EmbedFailure, Event, PAGES_PER_EVENT, Removal, STORE_CHUNK_RECORDS,
-    SemanticHost, StoredRecord,
+    Action, EMBEDDER_IDLE_MS, Event, PAGES_PER_EVENT, Removal, STORE_CHUNK_RECORDS, SemanticHost,
 };
 use history_chat_core::semantic::{PASSAGE_MAX_CHARS, is_understandable};
 use history_chat_core::settings::KnownSettings;
@@ -26,6 +25,7 @@ use history_chat_core::site_filter;
 use wasm_bindgen_futures::spawn_local;
 
 use crate::index_host;
+use crate::record_store::{self, Saved};
 
 thread_local! {
     static HOST: RefCell<SemanticHost> = RefCell::new(SemanticHost::new());
@@ -161,24 +161,14 @@ fn feed(event: Event) {
 fn perform(action: Action) {
     match action {
         Action::LoadStore => spawn_local(async {
-            let Ok(pairs) = idb::all_records(Records::Vectors).await else {
+            let read = record_store::load_in_chunks(
+                Records::Vectors,
+                STORE_CHUNK_RECORDS,
+                |records, done| feed(Event::StoreLoaded { records, done }),
+            )
+            .await;
+            if !read {
                 feed(Event::StoreFailed);
-                return;
-            };
-            let mut records: Vec<StoredRecord> = pairs
-                .into_iter()
-                .map(|(url, bytes)| StoredRecord { url, bytes })
-                .collect();
-            // In chunks, the worker's event loop serving the pages in between.
-            loop {
-                let rest = records.split_off(records.len().min(STORE_CHUNK_RECORDS));
-                let done = rest.is_empty();
-                feed(Event::StoreLoaded { records, done });
-                if done {
-                    return;
-                }
-                records = rest;
-                http::sleep(0, &Cancel::new()).await;
             }
         }),
         Action::Embed { batch, passages } => spawn_local(async move {
@@ -187,23 +177,15 @@ fn perform(action: Action) {
                     Ok(vectors) => Event::Embedded { batch, vectors },
                     Err(error) => Event::EmbedFailed {
                         batch,
-                        failure: failure(error),
+                        failure: record_store::embed_failure(error),
                     },
                 };
             feed(event);
         }),
         Action::Save { batch, records } => spawn_local(async move {
-            let pairs: Vec<(String, Vec<u8>)> = records
-                .into_iter()
-                .map(|record| (record.url, record.bytes))
-                .collect();
-            let event = match idb::put_records(Records::Vectors, &pairs).await {
-                Ok(()) => Event::Saved { batch },
-                Err(WriteError::QuotaExceeded) => Event::SaveFailed { batch, quota: true },
-                Err(WriteError::Failed(_)) => Event::SaveFailed {
-                    batch,
-                    quota: false,
-                },
+            let event = match record_store::save(Records::Vectors, records).await {
+                Saved::Written => Event::Saved { batch },
+                Saved::Failed { quota } => Event::SaveFailed { batch, quota },
             };
             feed(event);
         }),
@@ -226,14 +208,5 @@ fn perform(action: Action) {
         }),
         Action::CloseEmbedder => spawn_local(embedder::close()),
         Action::SendAllPages => pages(index_host::all_pages()),
-    }
-}
-
-fn failure(error: EmbedderError) -> EmbedFailure {
-    match error {
-        EmbedderError::ModelMissing(_) => EmbedFailure::ModelMissing,
-        EmbedderError::ModelCorrupt(_) => EmbedFailure::ModelCorrupt,
-        EmbedderError::Unsupported(_) => EmbedFailure::Unsupported,
-        EmbedderError::Crashed(message) => EmbedFailure::Crashed(message),
     }
 }
