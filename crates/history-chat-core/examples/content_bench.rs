@@ -18,9 +18,10 @@
 //! search (pool of 50), the vector scan (every embedded passage), and the whole
 //! [`ContentHost::search`] (both, fused, 10 snippets), each the least of three runs. Native,
 //! release build (the workspace's `opt-level = "z"`, as the extension; add
-//! `CARGO_PROFILE_RELEASE_OPT_LEVEL=3` to see what vectorising does): WebAssembly in
-//! Chrome is about 1.5–3 times slower (the vector scan uses the same SIMD kernel as topic search,
-//! measured at 7–14 ms for 50,000 vectors in the extension's WebAssembly).
+//! `CARGO_PROFILE_RELEASE_OPT_LEVEL=3` to see what vectorising does). At `opt-level = "z"` the
+//! vector scan's int8 dot product is a plain loop natively, while the WebAssembly build spells
+//! out SIMD: in Chrome the scan is about 3–5 times faster than here, `ContentHost::search` 1.2–3
+//! times at 1,000–10,000 pages (`scripts/bench content-wasm`, BENCHMARKS.md).
 
 // Examples run natively only: `Instant::now` is banned in the wasm-shared library, not here.
 #![allow(clippy::disallowed_methods)]
