@@ -9,150 +9,41 @@
 //! Zipf distribution (s = 1) over a vocabulary of 200,000 words: 40 real English stop words at
 //! the head, then pronounceable generated words (about 10 M words of English hold 100,000 to
 //! 300,000 distinct words). Generated words deflate a little less well than prose (fewer
-//! repeated phrases), so the text's stored size is an upper bound of a real page's.
+//! repeated phrases), so the text's stored size is an upper bound of a real page's. The pages
+//! and questions come from `common/content_synth.rs`, shared with the WebAssembly measurement
+//! (`history-chat-wasm-bench`'s `ContentBench`, `scripts/bench content-wasm`).
 //!
 //! Questions: 200, of 1 to 3 words drawn from the vocabulary's ranks 50–50,000 (common to rare
 //! words; the stop words at the head would be dropped), with a random unit vector: the lexical
 //! search (pool of 50), the vector scan (every embedded passage), and the whole
 //! [`ContentHost::search`] (both, fused, 10 snippets), each the least of three runs. Native,
 //! release build (the workspace's `opt-level = "z"`, as the extension; add
-//! `CARGO_PROFILE_RELEASE_OPT_LEVEL=3` to see what vectorising does): WebAssembly in
-//! Chrome is about 1.5–3 times slower (the vector scan uses the same SIMD kernel as topic search,
-//! measured at 7–14 ms for 50,000 vectors in the extension's WebAssembly).
+//! `CARGO_PROFILE_RELEASE_OPT_LEVEL=3` to see what vectorising does). At `opt-level = "z"` the
+//! vector scan's int8 dot product is a plain loop natively, while the WebAssembly build spells
+//! out SIMD: in Chrome the scan is about 3–5 times faster than here, `ContentHost::search` 1.2–3
+//! times at 1,000–10,000 pages (`scripts/bench content-wasm`, BENCHMARKS.md).
 
 // Examples run natively only: `Instant::now` is banned in the wasm-shared library, not here.
 #![allow(clippy::disallowed_methods)]
 
 use std::time::{Duration, Instant};
 
-use history_chat_core::content::host::{Action, Event, StoredRecord};
+use history_chat_core::content::host::{Event, StoredRecord};
 use history_chat_core::content::{
-    CONTENT_STANDOUT, ContentHost, Cut, ReadPage, Record, cut, record::Deflated,
+    CONTENT_STANDOUT, ContentHost, Cut, Record, cut, record::Deflated,
 };
-use history_chat_core::semantic::{DIM, Quantised};
+use history_chat_core::semantic::Quantised;
 use history_chat_core::site_filter::SiteFilter;
 
-/// The pages' read time (any fixed instant: nothing here depends on it).
-const NOW_MS: i64 = 1_780_000_000_000;
-/// Distinct words drawn from: 10 M words of English hold 100,000 to 300,000.
-const VOCABULARY: usize = 200_000;
-/// Questions timed: enough for a stable 95th percentile.
-const QUESTIONS: usize = 200;
-/// A question: its words and its vector.
-type Question = (String, Vec<f32>);
+#[path = "common/content_synth.rs"]
+mod content_synth;
+
+use content_synth::{
+    QUESTIONS, Question, Rng, SEED, Synth, read, serve, started_host, unit_vector,
+};
 
 /// Records kept to time a worker's start (loading them into a new host).
 const LOAD_SAMPLE: usize = 1_000;
-
-/// The head of the vocabulary: the most frequent English words, which the index drops.
-const STOP_WORDS: &[&str] = &[
-    "the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "as", "was", "with", "on",
-    "be", "by", "at", "this", "are", "from", "or", "an", "but", "not", "have", "which", "you",
-    "they", "we", "his", "her", "she", "he", "has", "had", "were", "their", "been", "will",
-    "would",
-];
-
-/// What the generated words are made of (a word is its rank's digits in base 50).
-const SYLLABLES: &[&str] = &[
-    "ka", "lo", "mi", "ren", "tas", "vo", "bri", "del", "fan", "gu", "hex", "jor", "kel", "lun",
-    "mar", "nis", "op", "pra", "quo", "ris", "sel", "tor", "ul", "ven", "wis", "yar", "zel", "cha",
-    "dro", "esk", "fla", "gri", "hol", "im", "jak", "kru", "lem", "mon", "nar", "ost", "pel",
-    "rin", "sto", "tri", "umb", "vel", "wan", "xo", "yel", "zor",
-];
-
-/// xorshift64*: deterministic, no `rand`.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// The word of rank `rank` (0 = most frequent).
-fn word(rank: usize) -> String {
-    if let Some(stop) = STOP_WORDS.get(rank) {
-        return (*stop).to_owned();
-    }
-    // Two syllables or more, unique per rank: its digits in base 50, at least two of them.
-    let mut n = rank - STOP_WORDS.len() + SYLLABLES.len();
-    let mut word = String::new();
-    while n > 0 {
-        word.push_str(SYLLABLES[n % SYLLABLES.len()]);
-        n /= SYLLABLES.len();
-    }
-    word
-}
-
-/// Zipf (s = 1) over the vocabulary's ranks.
-struct Zipf {
-    cdf: Vec<f64>,
-}
-
-impl Zipf {
-    fn new(n: usize) -> Zipf {
-        let mut cdf = Vec::with_capacity(n);
-        let mut sum = 0.0;
-        for rank in 0..n {
-            sum += 1.0 / (rank as f64 + 1.0);
-            cdf.push(sum);
-        }
-        for c in &mut cdf {
-            *c /= sum;
-        }
-        Zipf { cdf }
-    }
-
-    fn draw(&self, rng: &mut Rng) -> usize {
-        let u = rng.unit();
-        self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1)
-    }
-}
-
-/// A page of about `words` words: sentences of 6–22 words, the first capitalised, a full stop at
-/// the end.
-fn page_text(rng: &mut Rng, zipf: &Zipf, words: &[String], count: usize) -> String {
-    let mut text = String::with_capacity(count * 7);
-    let mut written = 0;
-    while written < count {
-        let length = 6 + rng.below(17);
-        for i in 0..length {
-            let w = &words[zipf.draw(rng)];
-            if i == 0 {
-                let mut chars = w.chars();
-                if let Some(first) = chars.next() {
-                    text.extend(first.to_uppercase());
-                    text.push_str(chars.as_str());
-                }
-            } else {
-                text.push(' ');
-                text.push_str(w);
-            }
-        }
-        text.push_str(". ");
-        written += length;
-    }
-    text
-}
-
-fn unit_vector(rng: &mut Rng) -> Vec<f32> {
-    let v: Vec<f32> = (0..DIM)
-        .map(|_| (rng.unit() + rng.unit() + rng.unit() - 1.5) as f32)
-        .collect();
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    v.into_iter().map(|x| x / norm).collect()
-}
 
 fn rss_bytes() -> usize {
     std::fs::read_to_string("/proc/self/statm")
@@ -174,28 +65,6 @@ fn mb(bytes: usize) -> String {
     format!("{:.1} MB", bytes as f64 / 1e6)
 }
 
-/// Carries out the host's actions as a perfect worker would: the model embeds at once (random
-/// vectors), writes succeed. Returns the records written.
-fn serve(host: &mut ContentHost, actions: Vec<Action>, rng: &mut Rng) -> Vec<StoredRecord> {
-    let mut written = Vec::new();
-    let mut queue = actions;
-    while let Some(action) = queue.pop() {
-        let next = match action {
-            Action::Embed { batch, texts } => {
-                let vectors = texts.iter().map(|_| unit_vector(rng)).collect();
-                host.handle(Event::Embedded { batch, vectors })
-            }
-            Action::Save { batch, records } => {
-                written.extend(records);
-                host.handle(Event::Saved { batch })
-            }
-            _ => Vec::new(),
-        };
-        queue.extend(next);
-    }
-    written
-}
-
 fn main() {
     let args: Vec<usize> = std::env::args()
         .skip(1)
@@ -203,16 +72,17 @@ fn main() {
         .collect();
     let pages = args.first().copied().unwrap_or(10_000);
     let words_per_page = args.get(1).copied().unwrap_or(1_000);
-    let mut rng = Rng(0x5eed_cafe_f00d);
-    let zipf = Zipf::new(VOCABULARY);
-    let words: Vec<String> = (0..VOCABULARY).map(word).collect();
+    let synth = Synth::new();
 
     // What a page costs in storage (the record as written once embedded), and what reading one
     // costs step by step, on a sample.
+    // (Its own generator: the pages read and the questions are those of `ContentBench`, the
+    // same measurement in WebAssembly.)
     let mut sizes = Sizes::default();
+    let mut rng = Rng(SEED.rotate_left(32));
     let mut scratch = history_chat_core::content::Lexical::new();
     for i in 0..200 {
-        let text = page_text(&mut rng, &zipf, &words, words_per_page);
+        let text = synth.page_text(&mut rng, words_per_page);
         let page = sizes.add(&text, &mut rng);
         let started = Instant::now();
         scratch.insert(&format!("https://s.example/{i}"), &page.text, &page.spans);
@@ -221,28 +91,16 @@ fn main() {
 
     // 10,000 pages read through the host.
     let rss_before = rss_bytes();
-    let mut host = ContentHost::new();
-    host.handle(Event::Start { enabled: true });
-    host.handle(Event::StoreLoaded {
-        records: Vec::new(),
-        done: true,
-    });
+    let mut rng = Rng(SEED);
+    let mut host = started_host();
     let mut sample: Vec<StoredRecord> = Vec::new();
     let mut read_time = Duration::ZERO;
     let mut stored_bytes = 0usize;
     for i in 0..pages {
-        let text = page_text(&mut rng, &zipf, &words, words_per_page);
-        let page = ReadPage {
-            url: format!("https://site{}.example/doc/{i:08x}", i % 500),
-            title: "Notes".to_owned(),
-            text,
-            ticket: host.ticket(),
-        };
+        let text = synth.page_text(&mut rng, words_per_page);
+        let event = read(&host, i, text);
         let started = Instant::now();
-        let actions = host.handle(Event::Read {
-            page,
-            now_ms: NOW_MS + i as i64,
-        });
+        let actions = host.handle(event);
         read_time += started.elapsed();
         for record in serve(&mut host, actions, &mut rng) {
             stored_bytes += record.bytes.len();
@@ -260,15 +118,7 @@ fn main() {
     let vectors = host.vectors();
 
     // Questions.
-    let questions: Vec<Question> = (0..QUESTIONS)
-        .map(|_| {
-            let n = 1 + rng.below(3);
-            let text: Vec<&str> = (0..n)
-                .map(|_| words[50 + rng.below(50_000 - 50)].as_str())
-                .collect();
-            (text.join(" "), unit_vector(&mut rng))
-        })
-        .collect();
+    let questions: Vec<Question> = synth.questions(&mut rng, QUESTIONS);
     let everywhere = SiteFilter::default();
     let time = |f: &mut dyn FnMut(&Question)| -> Vec<f64> {
         let mut times: Vec<f64> = questions
@@ -421,7 +271,7 @@ impl Sizes {
         let record = Record {
             url: "https://site1.example/doc/0000abcd".to_owned(),
             title: "Notes".to_owned(),
-            read_ms: NOW_MS,
+            read_ms: content_synth::NOW_MS,
             text: deflated.clone(),
             spans: page.spans.clone(),
             vectors: page

@@ -8,6 +8,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use history_chat_core::content::host::FUSION_POOL;
+use history_chat_core::content::{CONTENT_STANDOUT, ContentHost};
 use history_chat_core::history::{HistoryItem, Page, clean_and_merge};
 use history_chat_core::index::Index;
 use history_chat_core::index::host::{Action, Event, HistoryRead, Host};
@@ -18,6 +20,7 @@ use history_chat_core::semantic::host::{
     Event as SemanticEvent, STORE_CHUNK_RECORDS, StoredRecord,
 };
 use history_chat_core::semantic::{DIM, Entry, Quantised, Record, SemanticHost, Words, page_hash};
+use history_chat_core::site_filter::SiteFilter;
 use wasm_bindgen::prelude::*;
 
 #[path = "../../history-chat-core/examples/common/synth.rs"]
@@ -408,5 +411,128 @@ impl SemanticBench {
     /// The synthetic history's "now" (ms since the Unix epoch), that periods count back from.
     pub fn now_ms(&self) -> f64 {
         NOW_MS as f64
+    }
+}
+
+#[path = "../../history-chat-core/examples/common/content_synth.rs"]
+mod content_synth;
+
+/// The page-content store at scale, for `tests/bench/content_wasm.mjs`: the synthetic pages of the
+/// native `content_bench` (the same generator file, `content_synth.rs`, and seed), read through
+/// the worker's own [`ContentHost`] (cut, deflated, indexed; their passages embedded with
+/// pseudo-random unit vectors standing in for the model's; the records' writes acknowledged), and
+/// its questions. No clock here: the page times each call with `performance.now()`.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct ContentBench {
+    host: ContentHost,
+    questions: Vec<content_synth::Question>,
+    everywhere: SiteFilter,
+}
+
+#[wasm_bindgen]
+impl ContentBench {
+    /// Reads `pages` pages of about `words` words into a host, as `content_bench` does from the
+    /// seed `seed` (`content_synth::SEED` for the same data), then draws its questions.
+    #[wasm_bindgen(constructor)]
+    pub fn new(pages: usize, words: usize, seed: u64) -> ContentBench {
+        let synth = content_synth::Synth::new();
+        let mut rng = content_synth::Rng(seed);
+        let mut host = content_synth::started_host();
+        for i in 0..pages {
+            let text = synth.page_text(&mut rng, words);
+            let event = content_synth::read(&host, i, text);
+            let actions = host.handle(event);
+            // The records go to IndexedDB in the worker: dropped here once acknowledged.
+            drop(content_synth::serve(&mut host, actions, &mut rng));
+        }
+        let questions = synth.questions(&mut rng, content_synth::QUESTIONS);
+        ContentBench {
+            host,
+            questions,
+            everywhere: SiteFilter::default(),
+        }
+    }
+
+    /// The seed `content_bench` reads its pages from.
+    pub fn seed() -> u64 {
+        content_synth::SEED
+    }
+
+    /// Questions drawn.
+    pub fn questions(&self) -> usize {
+        self.questions.len()
+    }
+
+    /// Pages held.
+    pub fn pages(&self) -> usize {
+        self.host.progress().pages as usize
+    }
+
+    /// Passages with a vector (what the scan goes over).
+    pub fn passages(&self) -> usize {
+        self.host.vectors().len()
+    }
+
+    /// Question `i`'s words, for display.
+    pub fn question(&self, i: usize) -> String {
+        self.questions
+            .get(i)
+            .map(|(text, _)| text.clone())
+            .unwrap_or_default()
+    }
+
+    /// Question `i`'s lexical search alone (a pool of [`FUSION_POOL`], as the host asks it);
+    /// returns the hits.
+    pub fn lexical(&self, i: usize) -> usize {
+        self.questions.get(i).map_or(0, |(text, _)| {
+            self.host
+                .lexical()
+                .search(text, &self.everywhere, FUSION_POOL)
+                .len()
+        })
+    }
+
+    /// Question `i`'s vector scan alone (every embedded passage, [`FUSION_POOL`] kept, those that
+    /// stand out: [`CONTENT_STANDOUT`]); returns the hits.
+    pub fn scan(&self, i: usize) -> usize {
+        self.questions.get(i).map_or(0, |(_, vector)| {
+            self.host
+                .vectors()
+                .search(vector, &self.everywhere, FUSION_POOL, &CONTENT_STANDOUT)
+                .len()
+        })
+    }
+
+    /// Question `i` through [`ContentHost::search`], as the worker asks it: both searches, fused
+    /// by RRF, a snippet for each of at most `limit` pages (`content_bench`: 10; the worker: 4 ×
+    /// the popup's limit); returns the pages found.
+    pub fn search(&self, i: usize, limit: usize) -> usize {
+        self.questions.get(i).map_or(0, |(text, vector)| {
+            self.host
+                .search(text, Some(vector), &self.everywhere, limit)
+                .len()
+        })
+    }
+
+    /// The store's own estimate of its heap: the lexical index, the passage vectors and the pages
+    /// held (texts deflated, spans, titles, URLs).
+    pub fn heap_bytes(&self) -> usize {
+        self.lexical_bytes() + self.vectors_bytes() + self.pages_bytes()
+    }
+
+    /// `Lexical::heap_bytes`.
+    pub fn lexical_bytes(&self) -> usize {
+        self.host.lexical().heap_bytes()
+    }
+
+    /// `PassageVectors::heap_bytes`.
+    pub fn vectors_bytes(&self) -> usize {
+        self.host.vectors().heap_bytes()
+    }
+
+    /// `ContentHost::pages_heap_bytes`.
+    pub fn pages_bytes(&self) -> usize {
+        self.host.pages_heap_bytes()
     }
 }
