@@ -14,9 +14,10 @@
 //! inside it): a base64 blob, a long URL, or a text written without spaces (Chinese, Japanese)
 //! then makes passages of a bounded size too, and [`PASSAGE_MAX_CHARS`] bounds them in characters.
 //!
-//! Every size here is a first choice, to be tuned on the evaluation of issue 29 (the figures will
-//! be in BENCHMARKS.md); they are kept in this one place, and [`CutRule`] lets the evaluation try
-//! others with the same code.
+//! Every size here is a first choice, measured but not yet tuned on the content evaluation
+//! (BENCHMARKS.md, "Page content": the questions words answer meet their targets, those only the
+//! vectors can answer do not yet); they are kept in this one place, and [`CutRule`] lets the
+//! evaluation (`history-chat-embedding`'s `content_vectors` example) try others with the same code.
 
 use serde::{Deserialize, Serialize};
 
