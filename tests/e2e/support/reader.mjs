@@ -156,6 +156,8 @@ export async function framesRunningReader(ext, page) {
     walk(frameTree);
     return { main: frameTree.frame.id, frames, running };
   } finally {
+    // Cleanup only: a session already gone with its page has nothing to detach, and the frames
+    // were read above.
     await cdp.detach().catch(() => {});
   }
 }
