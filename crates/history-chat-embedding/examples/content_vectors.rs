@@ -2,17 +2,24 @@
 //! (`tests/content_eval/`: `texts.json`, each page as Readability reads it, and `questions.json`):
 //! for each kind of question, recall@5 of the vectors alone — a page scored by its best embedded
 //! passage, as the content store scores it — with the shipped cut (the first passages spread over
-//! the page, [`EMBEDDED_PASSAGES`]) and with every passage embedded, and how often the page sought
-//! passes the shipped stand-out rule. It separates what the model can do from what the retrieval
-//! plan does with it (the in-browser figures: `scripts/bench content-eval`).
+//! the page, [`EMBEDDED_PASSAGES`]), with every passage embedded, and with a page scored by its
+//! passages' mean instead; then, for the content store's stand-out rule ([`CONTENT_STANDOUT`]),
+//! topic search's and a grid of others, how often the page sought is in the top five *and* passes
+//! the rule, and how many pages pass it. It separates what the model can do from what the
+//! retrieval plan does with it (the in-browser figures: `scripts/bench content-eval`).
 //!
 //! `cargo run --release -p history-chat-embedding --example content_vectors` with
 //! `HISTORY_CHAT_MODEL_DIR` holding `e5-small-latin-q4.bin` (scripts/lib/tools.sh's
-//! `ensure_model`).
+//! `ensure_model`). Embedding the 670 passages took 40 minutes on this 2-core machine under load
+//! (x86-64's baseline, one thread); the vectors are cached in
+//! `target/content_vectors.cache`, keyed by the model's size and every passage and question, so
+//! a second run with other rules takes seconds.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::path::Path;
 
+use history_chat_core::content::CONTENT_STANDOUT;
 use history_chat_core::content::passages::{CutRule, EMBEDDED_PASSAGES, cut_with};
 use history_chat_core::reading::page_text;
 use history_chat_core::semantic::Words;
@@ -86,15 +93,33 @@ fn main() -> Result<(), String> {
         passages.len(),
         owners.iter().filter(|(_, e)| *e).count()
     );
-    let mut vectors = Vec::with_capacity(passages.len());
-    for chunk in passages.chunks(BATCH) {
-        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-        vectors.extend(
-            embedder
-                .embed(&refs, Kind::Passage)
-                .map_err(|e| e.to_string())?,
-        );
-    }
+    let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/content_vectors.cache");
+    let key = cache_key(bytes.len(), &passages, &questions.questions);
+    let (vectors, queries) = match read_cache(&cache, key) {
+        Some(cached) => cached,
+        None => {
+            let mut vectors = Vec::with_capacity(passages.len());
+            for chunk in passages.chunks(BATCH) {
+                let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+                vectors.extend(
+                    embedder
+                        .embed(&refs, Kind::Passage)
+                        .map_err(|e| e.to_string())?,
+                );
+            }
+            let mut queries = Vec::with_capacity(questions.questions.len());
+            for q in &questions.questions {
+                let vector = embedder
+                    .embed(&[q.question.as_str()], Kind::Query)
+                    .map_err(|e| e.to_string())?
+                    .pop()
+                    .ok_or("no vector for a question")?;
+                queries.push(vector);
+            }
+            write_cache(&cache, key, &vectors, &queries);
+            (vectors, queries)
+        }
+    };
 
     let ids: HashMap<&str, usize> = texts
         .texts
@@ -102,25 +127,58 @@ fn main() -> Result<(), String> {
         .enumerate()
         .map(|(i, t)| (t.id.as_str(), i))
         .collect();
-    // kind → (questions, found shipped, found all, passes the stand-out rule shipped)
-    let mut rows: Vec<(String, [usize; 4])> = Vec::new();
-    for q in &questions.questions {
-        let Some(query) = embedder
-            .embed(&[q.question.as_str()], Kind::Query)
-            .map_err(|e| e.to_string())?
-            .pop()
-        else {
-            continue;
-        };
+    // The rules tried: the content store's first, topic search's, then the grid.
+    let mut rules = vec![
+        (
+            "the content store's (CONTENT_STANDOUT)".to_owned(),
+            CONTENT_STANDOUT,
+        ),
+        ("topic search's".to_owned(), StandoutRule::SHIPPED),
+    ];
+    for floor in [0.78_f32, 0.80, 0.82] {
+        for margin in [Some(0.04_f32), Some(0.06), Some(0.08), None] {
+            for z in [Some(2.6_f32), Some(2.0), Some(1.5), Some(1.0), None] {
+                let rule = StandoutRule {
+                    floor,
+                    margin,
+                    z,
+                    ..StandoutRule::SHIPPED
+                };
+                if rule != StandoutRule::SHIPPED && rule != CONTENT_STANDOUT {
+                    let show = |x: Option<f32>| x.map_or("-".to_owned(), |x| format!("{x:.2}"));
+                    let name = format!("floor {floor:.2} margin {} z {}", show(margin), show(z));
+                    rules.push((name, rule));
+                }
+            }
+        }
+    }
+    // kind → questions, found shipped, found all, and for each rule: found among the pages that
+    // pass it, and the pages passing it (summed).
+    let mut rows: Vec<(String, Row)> = Vec::new();
+    for (q, query) in questions.questions.iter().zip(&queries) {
         let mut best_shipped = vec![f32::MIN; texts.texts.len()];
         let mut best_all = vec![f32::MIN; texts.texts.len()];
+        let mut sums = vec![(0.0_f32, 0_u32); texts.texts.len()];
         for ((page, shipped), vector) in owners.iter().zip(&vectors) {
-            let similarity = dot(&query, vector);
+            let similarity = dot(query, vector);
             best_all[*page] = best_all[*page].max(similarity);
             if *shipped {
                 best_shipped[*page] = best_shipped[*page].max(similarity);
+                sums[*page].0 += similarity;
+                sums[*page].1 += 1;
             }
         }
+        // Other ways to score a page from its embedded passages: their mean, and the mean of
+        // the best and the mean.
+        let mean: Vec<f32> = sums
+            .iter()
+            .map(|&(sum, n)| if n == 0 { f32::MIN } else { sum / n as f32 })
+            .collect();
+        let blend: Vec<f32> = best_shipped
+            .iter()
+            .zip(&mean)
+            .map(|(&b, &m)| if m == f32::MIN { m } else { (b + m) / 2.0 })
+            .collect();
         let ranked = |best: &[f32]| {
             let mut order: Vec<(String, f32)> = best
                 .iter()
@@ -133,46 +191,153 @@ fn main() -> Result<(), String> {
         };
         let shipped = ranked(&best_shipped);
         let all = ranked(&best_all);
+        let by_mean = ranked(&mean);
+        let by_blend = ranked(&blend);
         let expected: Vec<&str> = q
             .expected
             .iter()
             .map(String::as_str)
             .filter(|id| ids.contains_key(id))
             .collect();
-        let top = |order: &[(String, f32)]| {
+        let top = |order: &[(String, f32)], cut: f32| {
             order
                 .iter()
                 .take(5)
-                .any(|(id, _)| expected.contains(&id.as_str()))
+                .any(|(id, s)| expected.contains(&id.as_str()) && *s >= cut)
         };
-        let cut = StandoutRule::SHIPPED.floor_among(&shipped, Words::Missed);
-        let passes = shipped
-            .iter()
-            .any(|(id, s)| expected.contains(&id.as_str()) && *s >= cut);
         let row = match rows.iter_mut().find(|(k, _)| *k == q.kind) {
             Some(row) => row,
             None => {
-                rows.push((q.kind.clone(), [0; 4]));
+                rows.push((q.kind.clone(), Row::new(rules.len())));
                 rows.last_mut().ok_or("a row")?
             }
         };
-        row.1[0] += 1;
-        row.1[1] += usize::from(top(&shipped));
-        row.1[2] += usize::from(top(&all));
-        row.1[3] += usize::from(passes);
+        row.1.questions += 1;
+        row.1.shipped += usize::from(top(&shipped, f32::MIN));
+        row.1.all += usize::from(top(&all, f32::MIN));
+        row.1.mean += usize::from(top(&by_mean, f32::MIN));
+        row.1.blend += usize::from(top(&by_blend, f32::MIN));
+        for (i, (_, rule)) in rules.iter().enumerate() {
+            let cut = rule.floor_among(&shipped, Words::Missed);
+            row.1.passes[i] += usize::from(top(&shipped, cut));
+            row.1.passing[i] += shipped.iter().filter(|(_, s)| *s >= cut).count();
+        }
     }
     println!(
-        "| kind | questions | vectors alone, recall@5 ({EMBEDDED_PASSAGES} passages a page) | every passage embedded | page sought passes the stand-out rule |"
+        "| kind | questions | vectors alone, recall@5 ({EMBEDDED_PASSAGES} passages a page) | every passage embedded | a page scored by its passages' mean | by the mean of its best and their mean | in the top 5 and passes the content store's stand-out rule |"
     );
-    println!("|---|---:|---:|---:|---:|");
-    for (kind, [n, shipped, all, passes]) in rows {
-        let f = |x: usize| x as f64 / n.max(1) as f64;
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for (kind, row) in &rows {
+        let f = |x: usize| x as f64 / row.questions.max(1) as f64;
         println!(
-            "| {kind} | {n} | {:.2} | {:.2} | {:.2} |",
-            f(shipped),
-            f(all),
-            f(passes)
+            "| {kind} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            row.questions,
+            f(row.shipped),
+            f(row.all),
+            f(row.mean),
+            f(row.blend),
+            f(row.passes[0])
         );
     }
+    println!();
+    println!(
+        "Each rule: for each kind, the share of questions whose page is in the top 5 and passes the rule, then the pages passing it on average (what the rule lets through besides)."
+    );
+    println!();
+    let kinds: Vec<&str> = rows.iter().map(|(k, _)| k.as_str()).collect();
+    println!("| rule | {} |", kinds.join(" | "));
+    println!("|---|{}", "---:|".repeat(kinds.len()));
+    for (i, (name, _)) in rules.iter().enumerate() {
+        let cells: Vec<String> = rows
+            .iter()
+            .map(|(_, row)| {
+                let n = row.questions.max(1) as f64;
+                format!(
+                    "{:.2} ({:.1})",
+                    row.passes[i] as f64 / n,
+                    row.passing[i] as f64 / n
+                )
+            })
+            .collect();
+        println!("| {name} | {} |", cells.join(" | "));
+    }
     Ok(())
+}
+
+/// One kind of question's counts.
+struct Row {
+    questions: usize,
+    shipped: usize,
+    all: usize,
+    mean: usize,
+    blend: usize,
+    passes: Vec<usize>,
+    passing: Vec<usize>,
+}
+
+impl Row {
+    fn new(rules: usize) -> Row {
+        Row {
+            questions: 0,
+            shipped: 0,
+            all: 0,
+            mean: 0,
+            blend: 0,
+            passes: vec![0; rules],
+            passing: vec![0; rules],
+        }
+    }
+}
+
+/// Vectors, one a passage or a question.
+type Vectors = Vec<Vec<f32>>;
+
+/// What the cached vectors were computed from: the model's size, every passage and question.
+fn cache_key(model_bytes: usize, passages: &[String], questions: &[Question]) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    model_bytes.hash(&mut hasher);
+    passages.hash(&mut hasher);
+    for q in questions {
+        q.question.hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+/// The vectors of passages and questions cached by an earlier run with the same key; none when
+/// there is no such file or it is another key's.
+fn read_cache(path: &Path, key: u64) -> Option<(Vectors, Vectors)> {
+    let bytes = std::fs::read(path).ok()?;
+    let word = |at: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
+    };
+    if word(0)? != key {
+        return None;
+    }
+    let (passages, questions, dim) = (word(8)? as usize, word(16)? as usize, word(24)? as usize);
+    let floats: Vec<f32> = bytes
+        .get(32..)?
+        .chunks_exact(4)
+        .filter_map(|c| Some(f32::from_le_bytes(c.try_into().ok()?)))
+        .collect();
+    if floats.len() != (passages + questions) * dim {
+        return None;
+    }
+    let mut rows = floats.chunks(dim).map(<[f32]>::to_vec);
+    let vectors = rows.by_ref().take(passages).collect();
+    Some((vectors, rows.collect()))
+}
+
+/// Keeps the vectors for the next run; a failure only costs the next run the embedding.
+fn write_cache(path: &Path, key: u64, vectors: &Vectors, queries: &Vectors) {
+    let dim = vectors.first().map_or(0, Vec::len);
+    let mut bytes = Vec::new();
+    for word in [key, vectors.len() as u64, queries.len() as u64, dim as u64] {
+        bytes.extend(word.to_le_bytes());
+    }
+    for x in vectors.iter().chain(queries).flatten() {
+        bytes.extend(x.to_le_bytes());
+    }
+    if let Err(e) = std::fs::write(path, bytes) {
+        eprintln!("the vectors are not cached ({}): {e}", path.display());
+    }
 }
