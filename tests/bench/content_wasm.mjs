@@ -95,6 +95,9 @@ async function wasmRun(browser, pages) {
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 20_000 });
     const setup = await page.evaluate((arg) => window.contentSetup(arg), { pages, words: WORDS });
     log(`wasm ${pages}: read in ${fmt(setup.fillMs / 1000, 0)} s, wasm memory ${mb(setup.wasmBytes)} MB`);
+    // The page's module (the same instance bench.js imported): the reading's trace.
+    setup.trace = JSON.parse(await page.evaluate(() => import('./pkg/history_chat_wasm_bench.js').then((m) => m.content_trace())));
+    for (const t of setup.trace) log(`  ${t.at}: memory ${mb(t.memory)} MB, estimate ${mb(t.lexical)} (postings ${mb(t.postings)}) / ${mb(t.vectors)} / ${mb(t.pages)} MB`);
     const runs = {};
     for (const c of CALLS) {
       runs[c.key] = await page.evaluate((arg) => window.contentRun(arg), { call: c.call, limit: c.limit ?? 0, runs: RUNS });
