@@ -95,6 +95,10 @@ async function wasmRun(browser, pages) {
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 20_000 });
     const setup = await page.evaluate((arg) => window.contentSetup(arg), { pages, words: WORDS });
     log(`wasm ${pages}: read in ${fmt(setup.fillMs / 1000, 0)} s, wasm memory ${mb(setup.wasmBytes)} MB`);
+    // The page's module (the same instance bench.js imported): the reading's trace.
+    // (A module built before the trace was added has none.)
+    setup.trace = JSON.parse(await page.evaluate(() => import('./pkg/history_chat_wasm_bench.js').then((m) => (m.content_trace ? m.content_trace() : '[]'))));
+    for (const t of setup.trace) log(`  ${t.at}: memory ${mb(t.memory)} MB, estimate ${mb(t.lexical)} (postings ${mb(t.postings)}) / ${mb(t.vectors)} / ${mb(t.pages)} MB`);
     const runs = {};
     for (const c of CALLS) {
       runs[c.key] = await page.evaluate((arg) => window.contentRun(arg), { call: c.call, limit: c.limit ?? 0, runs: RUNS });
@@ -135,8 +139,11 @@ const timeRows = results.flatMap(({ size, wasm, native }) =>
     return [thousands(size), c.name, pp(w), n ? `${fmt(n.p50, 2)} / ${fmt(n.p95, 2)}` : '', ratio, `${wasm.runs[c.key].found} (${fmt(wasm.runs[c.key].meanHits, 1)})`];
   }),
 );
+/** The linear memory once the generator is built, before the first page is read (the trace's). */
+const beforeReading = (wasm) => wasm.trace.find((t) => t.at === 'generator')?.memory;
 const memRows = results.map(({ size, wasm, native }) => [
-  thousands(size), thousands(wasm.passages), `${mb(wasm.wasmBytes)} MB`, `${mb(wasm.heapBytes)} MB`,
+  thousands(size), thousands(wasm.passages), `${mb(wasm.wasmBytes)} MB`,
+  beforeReading(wasm) == null ? '' : `${mb(wasm.wasmBytes - beforeReading(wasm))} MB`, `${mb(wasm.heapBytes)} MB`,
   `${mb(wasm.lexicalBytes)} / ${mb(wasm.vectorsBytes)} / ${mb(wasm.pagesBytes)} MB`,
   native ? `${fmt(native.lexicalMB, 1)} / ${fmt(native.vectorsMB, 1)} / ${fmt(native.pagesMB, 1)} MB` : '',
   native ? `${fmt(native.rssMB, 1)} MB` : '', fmt(wasm.fillMs / 1000, 0),
@@ -168,9 +175,21 @@ if (at10) {
 sections.push(
   `### A question's time, WebAssembly beside native\n\np50 / p95 in ms over the 200 questions; the ratio is WebAssembly / native. "found": questions with at least one hit (mean hits).`,
   table(['pages', 'call', 'WebAssembly p50 / p95', 'native p50 / p95', 'ratio p50 / p95', 'found (mean hits)'], timeRows, ['r', 'l', 'r', 'r', 'r', 'r']),
-  `### Memory\n\nwasm memory: the module's linear memory after the reading (\`memory.buffer.byteLength\`; it only grows, so it holds the reading's peak; the generator's vocabulary, about 5 MB, included). ` +
+  `### Memory\n\nwasm memory: the module's linear memory after the reading (\`memory.buffer.byteLength\`; it only grows, so it holds the reading's peak; the generator's vocabulary and distribution, 8.4 MB, included); grown by the reading: the same less the memory once the generator is built (the trace's). ` +
     `heap: the store's own estimates (\`Lexical::heap_bytes\`, \`PassageVectors::heap_bytes\`, \`ContentHost::pages_heap_bytes\`); MB = 10^6 bytes, as content_bench prints them. ` +
     `Native RSS: the resident memory grown while reading (1,000 sample records included).`,
-  table(['pages', 'passages embedded', 'wasm memory', 'heap (sum)', 'lexical / vectors / pages (wasm)', 'lexical / vectors / pages (native)', 'native RSS grown', 'reading s (wasm)'], memRows),
+  table(['pages', 'passages embedded', 'wasm memory', 'grown by the reading', 'heap (sum)', 'lexical / vectors / pages (wasm)', 'lexical / vectors / pages (native)', 'native RSS grown', 'reading s (wasm)'], memRows),
 );
+const traced = results.find((r) => r.wasm.trace.length > 2);
+if (traced) {
+  sections.push(
+    `### The linear memory as the reading goes (${thousands(traced.size)} pages)\n\n` +
+      `\`content_trace()\`: the module's linear memory, and the store's estimate of its parts, once the generator is built and every 1,000 pages read; MB = 10^6 bytes.`,
+    table(
+      ['after', 'linear memory', 'lexical (postings)', 'vectors', 'pages held', 'estimate (sum)'],
+      traced.wasm.trace.map((t) => [t.at, `${mb(t.memory)} MB`, `${mb(t.lexical)} (${mb(t.postings)}) MB`, `${mb(t.vectors)} MB`, `${mb(t.pages)} MB`, `${mb(t.lexical + t.vectors + t.pages)} MB`]),
+      ['l', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  );
+}
 report('content_wasm', 'Page content store in WebAssembly (headless Chromium)', sections);

@@ -142,6 +142,22 @@ fn main() {
         .iter()
         .filter(|(text, _)| !lexical.search(text, &everywhere, 50).is_empty())
         .count();
+    // What every question finds, as one number: the pages, passages and scores of
+    // `ContentHost::search` at the worker's limit (120) and of the vector scan with no floor (50
+    // pages), so that a change meant to keep the results can be checked against a build before it.
+    let digest = {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for (text, vector) in &questions {
+            for hit in host.search(text, Some(vector), &everywhere, 120) {
+                (hit.url, hit.passage.text, hit.score.to_bits()).hash(&mut hasher);
+            }
+            for hit in vectors.scan(vector, &everywhere, 50, -1.0).hits {
+                (hit.url, hit.passage, hit.similarity.to_bits()).hash(&mut hasher);
+            }
+        }
+        hasher.finish()
+    };
     let lexical_times = time(&mut |(text, _)| {
         std::hint::black_box(lexical.search(text, &everywhere, 50));
     });
@@ -241,6 +257,7 @@ fn main() {
         "{found} of {QUESTIONS} questions found pages by their words; {} pages held, {} of {} passages embedded.",
         progress.pages, progress.passages_embedded, progress.passages_total
     );
+    println!("Results' digest (every question's pages, passages and scores): {digest:016x}");
 }
 
 /// Sums of a sample of records' parts.

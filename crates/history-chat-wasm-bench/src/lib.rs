@@ -430,23 +430,74 @@ pub struct ContentBench {
     everywhere: SiteFilter,
 }
 
+thread_local! {
+    /// The last reading's trace (see [`content_trace`]).
+    static TRACE: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The last [`ContentBench`] reading's trace, a JSON array: for the start, the generator built,
+/// every [`TRACE_EVERY`] pages and the questions drawn, the module's linear memory and the
+/// store's estimate of its parts, in bytes. A free function, so that `content_wasm.mjs` reads it
+/// from the page's module without the page's script handing it over.
+#[wasm_bindgen]
+pub fn content_trace() -> String {
+    TRACE.with(|trace| format!("[{}]", trace.borrow().join(",")))
+}
+
+/// Pages read between two lines of [`ContentBench::trace`].
+const TRACE_EVERY: usize = 1_000;
+
+/// The module's linear memory, in bytes (0 natively).
+fn linear_memory() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    {
+        core::arch::wasm32::memory_size::<0>() * 65_536
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0
+    }
+}
+
+/// One line of [`ContentBench::trace`]: where the reading is, the linear memory and the store's
+/// own estimate (lexical / vectors / pages held), in bytes.
+fn trace_line(at: &str, host: &ContentHost) -> String {
+    let (lexical, vectors, pages) = (
+        host.lexical().heap_bytes(),
+        host.vectors().heap_bytes(),
+        host.pages_heap_bytes(),
+    );
+    format!(
+        "{{\"at\":\"{at}\",\"memory\":{},\"lexical\":{lexical},\"postings\":{},\"vectors\":{vectors},\"pages\":{pages}}}",
+        linear_memory(),
+        host.lexical().postings_bytes()
+    )
+}
+
 #[wasm_bindgen]
 impl ContentBench {
     /// Reads `pages` pages of about `words` words into a host, as `content_bench` does from the
     /// seed `seed` (`content_synth::SEED` for the same data), then draws its questions.
     #[wasm_bindgen(constructor)]
     pub fn new(pages: usize, words: usize, seed: u64) -> ContentBench {
+        let mut trace = vec![trace_line("start", &ContentHost::new())];
         let synth = content_synth::Synth::new();
         let mut rng = content_synth::Rng(seed);
         let mut host = content_synth::started_host();
+        trace.push(trace_line("generator", &host));
         for i in 0..pages {
             let text = synth.page_text(&mut rng, words);
             let event = content_synth::read(&host, i, text);
             let actions = host.handle(event);
             // The records go to IndexedDB in the worker: dropped here once acknowledged.
             drop(content_synth::serve(&mut host, actions, &mut rng));
+            if (i + 1) % TRACE_EVERY == 0 {
+                trace.push(trace_line(&format!("{}", i + 1), &host));
+            }
         }
         let questions = synth.questions(&mut rng, content_synth::QUESTIONS);
+        trace.push(trace_line("questions", &host));
+        TRACE.with(|t| *t.borrow_mut() = trace);
         ContentBench {
             host,
             questions,

@@ -1,11 +1,17 @@
 //! The embedded passages' vectors in memory, scanned for a question's vector.
 //!
-//! One contiguous arena of 8-bit components ([`DIM`] per passage), beside plain arrays of scales,
-//! owning pages and passage indices, as topic search keeps its pages' vectors
-//! ([`crate::semantic::Vectors`]): a scan reads memory front to back with the same SIMD dot
-//! product. A page's vectors are wherever they were added (a page's passages are embedded a few
-//! at a time, between other pages'); a removal moves the last vectors into the freed slots, so
-//! the arena has no holes.
+//! An arena of 8-bit components ([`DIM`] per passage) in blocks of [`BLOCK_VECTORS`], beside
+//! plain arrays of scales, owning pages and passage indices, as topic search keeps its pages'
+//! vectors ([`crate::semantic::Vectors`]): a scan reads each block front to back with the same
+//! SIMD dot product. A page's vectors are wherever they were added (a page's passages are
+//! embedded a few at a time, between other pages'); a removal moves the last vector into the
+//! freed slot, so the arena has no holes.
+//!
+//! **Blocks, not one array**: one array of 80,000 vectors (10,000 pages) is 31 MB, and growing
+//! it needs the old and the new array at once: in WebAssembly, whose memory never shrinks, each
+//! growth past the largest free block took the module's memory up by the new array's size (from
+//! 100 to 152 MB over the last 4,000 pages of `content_bench`'s reading). A block is allocated
+//! once at its full size and never moved; at most one block is partly empty.
 //!
 //! **The stand-out rule** ([`StandoutRule`], topic search's arithmetic): a page is a hit when its
 //! best passage is at least the floor, within the margin of the best page, and `z` standard
@@ -38,10 +44,96 @@ pub const CONTENT_STANDOUT: StandoutRule = StandoutRule {
 /// the rest; lower adds no page sought, only others.
 pub const CONTENT_STANDOUT_Z: f32 = 1.5;
 
-/// The arena grows by an eighth of itself, and at least this many vectors (1.5 MB), rather than
-/// doubling: at 80,000 passages (10,000 pages) doubling left 20 MB unused; an eighth bounds that
-/// to 12 % for a copy of the arena every eighth of growth.
-pub const ARENA_GROWTH_VECTORS: usize = 4_096;
+/// Vectors per block of the arena: 1,024 vectors of [`DIM`] bytes, 384 KB (KiB) — small
+/// beside the store (at most one block partly empty: 1 % at 10,000 pages), large enough for the
+/// scan to run through long stretches of memory.
+pub const BLOCK_VECTORS: usize = 1_024;
+
+/// The passages' vectors as bytes, [`DIM`] a slot, in blocks of `block` slots, each allocated at
+/// its full size when the first slot of it is taken and dropped when its last is freed.
+#[derive(Debug, Clone)]
+struct Arena {
+    blocks: Vec<Vec<u8>>,
+    /// Slots taken.
+    len: usize,
+    /// Slots a block.
+    block: usize,
+}
+
+impl Default for Arena {
+    fn default() -> Arena {
+        Arena::with_block(BLOCK_VECTORS)
+    }
+}
+
+impl Arena {
+    fn with_block(block: usize) -> Arena {
+        Arena {
+            blocks: Vec::new(),
+            len: 0,
+            block: block.max(1),
+        }
+    }
+
+    fn get(&self, slot: usize) -> Option<&[u8]> {
+        let at = (slot % self.block) * DIM;
+        self.blocks.get(slot / self.block)?.get(at..at + DIM)
+    }
+
+    fn get_mut(&mut self, slot: usize) -> Option<&mut [u8]> {
+        let at = (slot % self.block) * DIM;
+        self.blocks
+            .get_mut(slot / self.block)?
+            .get_mut(at..at + DIM)
+    }
+
+    /// Takes the next slot for `bytes` (exactly [`DIM`] of them: padded with zeros or cut).
+    fn push(&mut self, bytes: impl Iterator<Item = u8>) {
+        if self.len.is_multiple_of(self.block) {
+            self.blocks.push(Vec::with_capacity(self.block * DIM));
+        }
+        if let Some(last) = self.blocks.last_mut() {
+            let start = last.len();
+            last.extend(bytes.take(DIM));
+            last.resize(start + DIM, 0);
+            self.len += 1;
+        }
+    }
+
+    /// Frees `slot`, moving the last slot's bytes into it.
+    fn swap_remove(&mut self, slot: usize) {
+        if slot >= self.len {
+            return;
+        }
+        let last = self.len - 1;
+        if slot != last {
+            let mut moved = [0u8; DIM];
+            if let Some(bytes) = self.get(last) {
+                moved.copy_from_slice(bytes);
+            }
+            if let Some(to) = self.get_mut(slot) {
+                to.copy_from_slice(&moved);
+            }
+        }
+        if let Some(block) = self.blocks.last_mut() {
+            block.truncate(block.len().saturating_sub(DIM));
+            if block.is_empty() {
+                self.blocks.pop();
+            }
+        }
+        self.len = last;
+    }
+
+    /// Every slot's bytes, in slot order.
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        self.blocks.iter().flat_map(|block| block.chunks_exact(DIM))
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.blocks.capacity() * size_of::<Vec<u8>>()
+            + self.blocks.iter().map(Vec::capacity).sum::<usize>()
+    }
+}
 
 /// A page found by a passage's vector.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,7 +171,7 @@ struct VectorPage {
 #[derive(Debug, Clone, Default)]
 pub struct PassageVectors {
     /// [`DIM`] components per slot, as bytes (see `semantic::dot_bytes`).
-    arena: Vec<u8>,
+    arena: Arena,
     scales: Vec<f32>,
     /// Slot → its page.
     owner: Vec<u32>,
@@ -147,9 +239,10 @@ impl PassageVectors {
         let bytes = to_bytes(vector.q());
         match existing {
             Some(slot) => {
-                let at = slot as usize * DIM;
-                for (to, from) in self.arena[at..at + DIM].iter_mut().zip(bytes) {
-                    *to = from;
+                if let Some(to) = self.arena.get_mut(slot as usize) {
+                    for (to, from) in to.iter_mut().zip(bytes) {
+                        *to = from;
+                    }
                 }
                 self.scales[slot as usize] = vector.scale();
             }
@@ -157,11 +250,7 @@ impl PassageVectors {
                 let Ok(slot) = u32::try_from(self.owner.len()) else {
                     return;
                 };
-                if self.arena.len() + DIM > self.arena.capacity() {
-                    let grow = (self.owner.len() / 8).max(ARENA_GROWTH_VECTORS);
-                    self.arena.reserve_exact(grow * DIM);
-                }
-                self.arena.extend(bytes);
+                self.arena.push(bytes);
                 self.scales.push(vector.scale());
                 self.owner.push(page);
                 self.passages.push(passage);
@@ -180,7 +269,9 @@ impl PassageVectors {
             .iter()
             .filter_map(|&slot| {
                 let i = slot as usize;
-                let q = self.arena[i * DIM..(i + 1) * DIM]
+                let q = self
+                    .arena
+                    .get(i)?
                     .iter()
                     .map(|&b| b.cast_signed())
                     .collect();
@@ -207,8 +298,6 @@ impl PassageVectors {
             let i = slot as usize;
             let last = self.owner.len() - 1;
             if i != last {
-                self.arena
-                    .copy_within(last * DIM..(last + 1) * DIM, i * DIM);
                 let moved = self.owner[last];
                 if let Some(Some(moved)) = self.pages.get_mut(moved as usize)
                     && let Some(s) = moved.slots.iter_mut().find(|s| **s as usize == last)
@@ -216,7 +305,7 @@ impl PassageVectors {
                     *s = slot;
                 }
             }
-            self.arena.truncate(last * DIM);
+            self.arena.swap_remove(i);
             self.scales.swap_remove(i);
             self.owner.swap_remove(i);
             self.passages.swap_remove(i);
@@ -239,7 +328,7 @@ impl PassageVectors {
         // Per page: 0 not asked, 1 allowed, 2 not.
         let mut allowed = vec![if filtered { 0u8 } else { 1 }; self.pages.len()];
         let mut best: Vec<(f32, u16)> = vec![(f32::NEG_INFINITY, 0); self.pages.len()];
-        for (slot, (vector, &scale)) in self.arena.chunks_exact(DIM).zip(&self.scales).enumerate() {
+        for (slot, (vector, &scale)) in self.arena.iter().zip(&self.scales).enumerate() {
             let page = self.owner[slot] as usize;
             if allowed[page] == 0 {
                 let url = self.pages[page].as_ref().map(|p| &*p.url);
@@ -320,7 +409,7 @@ impl PassageVectors {
             .flatten()
             .map(|p| p.slots.capacity() * 4)
             .sum();
-        self.arena.capacity()
+        self.arena.heap_bytes()
             + self.scales.capacity() * 4
             + self.owner.capacity() * 4
             + self.passages.capacity() * 2
@@ -409,6 +498,64 @@ mod tests {
         assert_eq!(
             vectors.scan(&query[1..], &SiteFilter::default(), 10, -1.0),
             VectorScan::default()
+        );
+    }
+
+    #[test]
+    fn the_arena_in_blocks_keeps_every_slot_through_pushes_and_removals() {
+        // Blocks of 3 slots; slot `s` is pushed as bytes all `s`. Each row: removals (by slot,
+        // the last slot moving into it), then pushes; the bytes' first byte by slot, and blocks.
+        type Row<'a> = (&'a [usize], u8, &'a [u8], usize);
+        let rows: &[Row] = &[
+            (&[], 7, &[0, 1, 2, 3, 4, 5, 6], 3),
+            // The last slot: nothing moves; its block empties and goes.
+            (&[6], 0, &[0, 1, 2, 3, 4, 5], 2),
+            // Across blocks: slot 1 takes slot 5's bytes.
+            (&[1], 0, &[0, 5, 2, 3, 4], 2),
+            (&[0, 0], 0, &[3, 5, 2], 1),
+            // Out of range: nothing.
+            (&[9], 0, &[3, 5, 2], 1),
+            (&[], 2, &[3, 5, 2, 10, 11], 2),
+            (&[0, 0, 0, 0, 0], 0, &[], 0),
+        ];
+        let mut arena = Arena::with_block(3);
+        let mut next = 0u8;
+        for (i, &(removals, pushes, want, blocks)) in rows.iter().enumerate() {
+            if i == 5 {
+                next = 10;
+            }
+            for &slot in removals {
+                arena.swap_remove(slot);
+            }
+            for _ in 0..pushes {
+                arena.push(std::iter::repeat_n(next, DIM));
+                next += 1;
+            }
+            let firsts: Vec<u8> = arena.iter().map(|v| v[0]).collect();
+            assert_eq!(firsts, want, "row {i}");
+            assert!(
+                arena
+                    .iter()
+                    .all(|v| v.len() == DIM && v.iter().all(|&b| b == v[0]))
+            );
+            assert_eq!(
+                (arena.len, arena.blocks.len()),
+                (want.len(), blocks),
+                "row {i}"
+            );
+            assert!(arena.blocks.iter().all(|b| b.capacity() == 3 * DIM));
+            for (slot, &first) in want.iter().enumerate() {
+                assert_eq!(arena.get(slot).map(|v| v[0]), Some(first));
+            }
+            assert_eq!(arena.get(want.len()), None);
+        }
+        // Bytes of the wrong length fill exactly one slot.
+        arena.push([1u8, 2].into_iter());
+        arena.push(std::iter::repeat(9));
+        let slots: Vec<&[u8]> = arena.iter().collect();
+        assert_eq!(
+            (slots.len(), &slots[0][..3], slots[1][DIM - 1]),
+            (2, &[1, 2, 0][..], 9)
         );
     }
 
