@@ -139,6 +139,12 @@ describe('content search: pages found by what they said, and forgotten when they
     for (const url of [SOURDOUGH, DERAILLEUR, PARKING]) tabs.push(await visit(url));
     const state = await settledAt(3, 'the three visited pages read and kept');
     assert.ok(state.progress.bytes > 0, 'their size is counted');
+    // Every passage embedded and written: the store holds no page's text any more, so the passage
+    // shown below is cut from the page's record, read back from IndexedDB.
+    assert.ok(
+      state.progress.passagesTotal > 0 && state.progress.passagesEmbedded === state.progress.passagesTotal,
+      `every passage embedded: ${JSON.stringify(state.progress)}`,
+    );
     assert.deepEqual(await storedUrls(), [DERAILLEUR, PARKING, SOURDOUGH].sort());
     for (const tab of tabs) await tab.close();
 
