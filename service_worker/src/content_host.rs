@@ -15,7 +15,8 @@
 //! - **Searching** ([`search`]): the question's words and its vector (the one topic search made,
 //!   [`crate::semantic_host::question_vector`]) against the passages; the pages come from the
 //!   lexical index (a page it no longer holds is never shown), of the period only, each with the
-//!   passage that matched.
+//!   passage that matched: cut from the text the store holds, else from the page's record, the
+//!   shown pages' records read in one transaction (a record that cannot be read: no passage).
 //! - **Removals** come from the lexical index ([`removed`], the dispatcher's `PagesRemoved`):
 //!   whatever leaves it leaves the content store too.
 
@@ -30,7 +31,7 @@ use history_chat_bindings::reader::{self, Extracted, ReaderError};
 use history_chat_bindings::{log, now_ms, permissions, scripting};
 use history_chat_core::catch_up::Progress;
 use history_chat_core::content::host::{
-    Action, ContentHost, Event, ReadPage, Removal, STORE_CHUNK_RECORDS,
+    Action, ContentHost, ContentMatch, Event, ReadPage, Removal, STORE_CHUNK_RECORDS,
 };
 use history_chat_core::content::passages::MIN_WORDS;
 use history_chat_core::exclusions::Exclusions;
@@ -239,23 +240,55 @@ pub async fn search(query: &str, start_ms: i64, limit: usize) -> Response {
     }
     let vector = semantic_host::question_vector(&query).await;
     // Asked for more than shown: the period's filter comes after.
-    let hits = HOST.with_borrow(|host| host.search(&query, vector.as_deref(), &sites, limit * 4));
-    let mut passages: HashMap<String, _> = HashMap::new();
-    let mut urls = Vec::with_capacity(hits.len());
-    for hit in hits {
+    let found = HOST.with_borrow(|host| host.search(&query, vector.as_deref(), &sites, limit * 4));
+    let mut matches: HashMap<String, ContentMatch> = HashMap::new();
+    let mut urls = Vec::with_capacity(found.len());
+    for hit in found {
         urls.push(hit.url.clone());
-        passages.insert(hit.url, hit.passage);
+        matches.insert(hit.url.clone(), hit);
     }
-    let pages = index_host::pages_of(urls)
+    let mut pages: Vec<_> = index_host::pages_of(urls)
         .into_iter()
         .filter(|page| page.last_visit_ms >= start_ms)
         .take(limit)
-        .map(|mut page| {
-            page.passage = passages.remove(&page.url);
-            page
-        })
         .collect();
+    // The texts the store no longer holds are in the shown pages' records.
+    let wanted: Vec<String> = pages
+        .iter()
+        .filter(|page| {
+            matches
+                .get(&page.url)
+                .is_some_and(ContentMatch::needs_record)
+        })
+        .map(|page| page.url.clone())
+        .collect();
+    let records = stored_records(&wanted).await;
+    for page in &mut pages {
+        let record = records.get(&page.url).map(Vec::as_slice);
+        page.passage = matches
+            .get(&page.url)
+            .and_then(|found| found.passage(record, &query));
+    }
     Response::ContentFound { pages, words }
+}
+
+/// The stored records of `urls`, read in one transaction, by URL. A record that cannot be read
+/// is missing (its page is shown without a passage); a failed read is logged, without the pages.
+async fn stored_records(urls: &[String]) -> HashMap<String, Vec<u8>> {
+    if urls.is_empty() {
+        return HashMap::new();
+    }
+    match idb::get_records(Records::Content, urls).await {
+        Ok(records) => urls
+            .iter()
+            .zip(records)
+            .filter_map(|(url, bytes)| Some((url.clone(), bytes?)))
+            .collect(),
+        Err(error) => {
+            log::failure("reading the passages of the pages found", &error);
+            HashMap::new()
+        }
+    }
 }
 
 fn feed(event: Event) {

@@ -9,7 +9,7 @@
 //          worker's ContentHost (the native content_bench's generator and seed:
 //          crates/history-chat-core/examples/common/content_synth.rs), then its 200 questions,
 //          each timed as the least of 3 runs: the lexical search, the vector scan, and
-//          ContentHost::search (both, fused, 10 snippets as content_bench; and 120, as the worker
+//          ContentHost::search (both, fused, 10 pages as content_bench; and 120, as the worker
 //          asks it: 4 × the popup's 30). The wasm memory (`memory.buffer.byteLength`) after the
 //          reading: linear memory only grows, so it is the reading's peak.
 // native — content_bench ($CONTENT_NATIVE_BIN, release) at the same sizes: its time and memory
@@ -38,8 +38,8 @@ const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'applic
 const CALLS = [
   { key: 'lexical', call: 'lexical', name: 'lexical search (pool 50)', native: 'Lexical search' },
   { key: 'scan', call: 'scan', name: 'vector scan (every embedded passage)', native: 'Vector scan' },
-  { key: 'search', call: 'search', limit: 10, name: '`ContentHost::search` (both, RRF, 10 snippets)', native: '`ContentHost::search`' },
-  { key: 'searchWorker', call: 'search', limit: WORKER_LIMIT, name: `\`ContentHost::search\`, the worker's limit (${WORKER_LIMIT}: a snippet for every fused page)` },
+  { key: 'search', call: 'search', limit: 10, name: '`ContentHost::search` (both, RRF, 10 pages found)', native: '`ContentHost::search`' },
+  { key: 'searchWorker', call: 'search', limit: WORKER_LIMIT, name: `\`ContentHost::search\`, the worker's limit (${WORKER_LIMIT})` },
 ];
 /** MB of 10^6 bytes, as content_bench prints them (the native figures beside). */
 const mb = (bytes) => fmt(bytes / 1e6, 1);

@@ -3,7 +3,8 @@
 // the network layer and visited in real tabs, read by the real content script, extracted by the
 // offscreen document's Readability, kept by the worker's content store in IndexedDB, found from the
 // popup. Covered: a page found by what it said (its title says nothing), the passage shown under its
-// title with the question's words marked and the page's markup shown as text; each kind of deletion
+// title with the question's words marked and the page's markup shown as text, cut from the page's
+// record read back from IndexedDB (a page whose record cannot be read: shown without); each kind of deletion
 // (the page removed from Chrome's history, its site excluded, all history deleted, the switch
 // turned off) takes the page's content out of the store and out of the answers; an excluded site's
 // new page is never kept. No key, no network: every page is answered by the test (serve).
@@ -139,6 +140,12 @@ describe('content search: pages found by what they said, and forgotten when they
     for (const url of [SOURDOUGH, DERAILLEUR, PARKING]) tabs.push(await visit(url));
     const state = await settledAt(3, 'the three visited pages read and kept');
     assert.ok(state.progress.bytes > 0, 'their size is counted');
+    // Every passage embedded and written: the store holds no page's text any more, so the passage
+    // shown below is cut from the page's record, read back from IndexedDB.
+    assert.ok(
+      state.progress.passagesTotal > 0 && state.progress.passagesEmbedded === state.progress.passagesTotal,
+      `every passage embedded: ${JSON.stringify(state.progress)}`,
+    );
     assert.deepEqual(await storedUrls(), [DERAILLEUR, PARKING, SOURDOUGH].sort());
     for (const tab of tabs) await tab.close();
 
@@ -154,6 +161,47 @@ describe('content search: pages found by what they said, and forgotten when they
     assert.ok(marked.includes('rye') && marked.includes('flour'), `the question's words are marked: ${JSON.stringify(marked)}`);
     assert.ok(text.includes('<img src=x onerror=alert(1)>'), `the page's text that looks like markup is shown as text: ${text}`);
     assert.equal(await passage.locator('img').count(), 0, 'and never rendered');
+  });
+
+  test('a page whose record cannot be read back is still found, shown without a passage', async () => {
+    // The store holds no page's text once its record is final: the passage is cut from the record.
+    // Take the record out of IndexedDB behind the worker's back, ask, then put it back as it was.
+    const record = (mode, url, bytes) => popup.evaluate(([mode, url, bytes]) => new Promise((resolve, reject) => {
+      const open = indexedDB.open('history-chat');
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const db = open.result;
+        const transaction = db.transaction('content', mode === 'get' ? 'readonly' : 'readwrite');
+        const store = transaction.objectStore('content');
+        const request = mode === 'get' ? store.get(url)
+          : mode === 'delete' ? store.delete(url) : store.put(new Uint8Array(bytes), url);
+        transaction.oncomplete = () => {
+          db.close();
+          resolve(mode === 'get' ? Array.from(request.result) : null);
+        };
+        transaction.onerror = () => reject(transaction.error);
+      };
+    }), [mode, url, bytes]);
+    const bytes = await record('get', SOURDOUGH);
+    assert.ok(bytes.length > 0, 'the page has a record');
+    await record('delete', SOURDOUGH);
+    try {
+      await popup.reload();
+      const turn = await ask(popup, 'rye flour hydration of the starter');
+      assert.equal(hrefs(turn)[0], SOURDOUGH, `still found first: ${JSON.stringify(hrefs(turn))}`);
+      // The newest turn comes first; the first test's, with its passage, is below it.
+      const row = popup.locator(SEL.turn).first().locator(`li:has(a[href="${SOURDOUGH}"])`);
+      await row.waitFor();
+      assert.equal(await row.locator('.passage').count(), 0, 'no passage without its record');
+    } finally {
+      await record('put', SOURDOUGH, bytes);
+    }
+    assert.deepEqual(await storedUrls(), [DERAILLEUR, PARKING, SOURDOUGH].sort());
+    // The record back: its passage is shown again, from it.
+    await ask(popup, 'rye flour hydration of the starter');
+    const row = popup.locator(SEL.turn).first().locator(`li:has(a[href="${SOURDOUGH}"])`);
+    const text = await row.locator('.passage').textContent();
+    assert.match(text, /rye flour/i, `the passage from the record put back: ${text}`);
   });
 
   test("a page removed from Chrome's history leaves the content store and the answers", async () => {

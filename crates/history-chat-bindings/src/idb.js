@@ -74,6 +74,20 @@ export function recordsAll(name) {
   }));
 }
 
+// The records of these keys, read in one read-only transaction, in the keys' order: the bytes,
+// or null for a key with none.
+export function recordsGet(name, keys) {
+  return open().then((db) => new Promise((resolve, reject) => {
+    const transaction = db.transaction(recordStore(name), 'readonly');
+    const store = transaction.objectStore(name);
+    const requests = Array.from(keys, (key) => store.get(key));
+    transaction.oncomplete = () => resolve(requests
+      .map((request) => (request.result instanceof Uint8Array ? request.result : null)));
+    transaction.onerror = () => reject(transaction.error);
+    transaction.onabort = () => reject(transaction.error || new Error('IndexedDB transaction aborted'));
+  }));
+}
+
 export function recordsPut(name, keys, records) {
   return run(recordStore(name), 'readwrite', (store) => {
     let last = null;

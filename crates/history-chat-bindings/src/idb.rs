@@ -1,7 +1,8 @@
 //! IndexedDB, for data too large or too hot for `chrome.storage`: named binary blobs (the local
 //! search index's snapshot) and two stores of binary records, one per page keyed by its cleaned
-//! URL ([`Records`]: topic search's vectors, the pages' read content). The promise plumbing is a
-//! small JS module, `src/idb.js`; each write resolves once its transaction has committed.
+//! URL ([`Records`]: topic search's vectors, the pages' read content; a few of them read back by
+//! key, [`get_records`]). The promise plumbing is a small JS module, `src/idb.js`; each write
+//! resolves once its transaction has committed.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -17,6 +18,8 @@ extern "C" {
     fn idb_put(key: &str, bytes: &js_sys::Uint8Array) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = recordsAll)]
     fn records_all(store: &str) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = recordsGet)]
+    fn records_get(store: &str, keys: &js_sys::Array) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = recordsPut)]
     fn records_put(
         store: &str,
@@ -106,6 +109,32 @@ pub async fn all_records(store: Records) -> Result<Vec<(String, Vec<u8>)>, Chrom
             let url = pair.get(0).as_string()?;
             let bytes = pair.get(1).dyn_into::<js_sys::Uint8Array>().ok()?;
             Some((url, bytes.to_vec()))
+        })
+        .collect())
+}
+
+/// The records of these URLs in `store`, read in one read-only transaction: one per URL, in
+/// order, `None` where there is none.
+pub async fn get_records(
+    store: Records,
+    urls: &[String],
+) -> Result<Vec<Option<Vec<u8>>>, ChromeError> {
+    let api = store.api();
+    let keys: js_sys::Array = urls.iter().map(|url| JsValue::from_str(url)).collect();
+    let value = settle(api, records_get(store.name(), &keys)).await?;
+    let array = value
+        .dyn_into::<js_sys::Array>()
+        .map_err(|_| ChromeError::Unreadable {
+            api,
+            message: "not a list of records".to_owned(),
+        })?;
+    Ok(array
+        .iter()
+        .map(|value| {
+            value
+                .dyn_into::<js_sys::Uint8Array>()
+                .ok()
+                .map(|bytes| bytes.to_vec())
         })
         .collect())
 }

@@ -556,8 +556,9 @@ impl ContentBench {
     }
 
     /// Question `i` through [`ContentHost::search`], as the worker asks it: both searches, fused
-    /// by RRF, a snippet for each of at most `limit` pages (`content_bench`: 10; the worker: 4 ×
-    /// the popup's limit); returns the pages found.
+    /// by RRF, at most `limit` pages (`content_bench`: 10; the worker: 4 × the popup's limit);
+    /// returns the pages found. Their snippets are cut from the records the worker reads back
+    /// (not held here: the records went to IndexedDB), so they are not timed.
     pub fn search(&self, i: usize, limit: usize) -> usize {
         self.questions.get(i).map_or(0, |(text, vector)| {
             self.host

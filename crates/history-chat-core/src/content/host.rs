@@ -17,6 +17,8 @@
 //!   a page's way:  Read ──▶ held (searchable by its words) ── Save ──▶ stored (vectors: none yet)
 //!                             └─ its passages ── Embed ──▶ vectors (searchable by meaning)
 //!                                   (newest page first)      └─ page complete ── Save ──▶ stored
+//!                                                                   final: its text dropped ◀──┘
+//!   its text: held from the Read (or a load of a record not final) until its record is final
 //! ```
 //!
 //! - **A page read** ([`Event::Read`]) is cut into passages ([`super::cut`]), indexed by its words
@@ -28,6 +30,14 @@
 //!   replaces what was held for it (and its record, by key). A page read while switched off,
 //!   of an excluded site, of fewer than [`super::passages::MIN_WORDS`] words, or whose read
 //!   began before a removal of it ([`ReadTicket`]) is not kept.
+//! - **Texts**: a page's text is needed to embed its passages and to write its record (text and
+//!   vectors), so it is held in memory (deflated) from its read until its record is *final* —
+//!   written, at the page's current version, with a vector for every embedded passage — and then
+//!   dropped: nothing writes or embeds a final page again, and a page found shows its passage
+//!   from its stored record ([`ContentMatch::passage`], the worker reading the records of the
+//!   pages it shows). A text comes back only with a new read of the page, or a load of a record
+//!   that is not final. A page whose record cannot become final this session (the model
+//!   unavailable, the store failing) keeps its text.
 //! - **Loading** reads the stored records in chunks ([`STORE_CHUNK_RECORDS`]); each page is
 //!   searchable when its chunk is in, and its passages without a vector go to the model. Pages read
 //!   meanwhile are searchable at once and stored once the load is done; a stored record of a page
@@ -252,15 +262,87 @@ pub enum Action {
     },
 }
 
-/// A page found by what it said.
+/// A page found by what it said ([`ContentHost::search`]): which of its passages matched, and
+/// where its text is to show that passage ([`ContentMatch::passage`]). The host does not hold the
+/// texts of pages whose record is final (see the [module docs](self)): the worker reads those
+/// pages' records from the store, for the pages it shows only.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ContentHit {
+pub struct ContentMatch {
     /// The page's cleaned URL.
     pub url: String,
-    /// The passage that matched, as shown: cut around the question's words, marked.
-    pub passage: Passage,
+    /// The passage that matched: an index into the page's spans.
+    pub passage: u16,
+    /// Where that passage stands in the page's text.
+    pub span: Span,
+    /// When the page was read: the stored record must be of this read to show its passage.
+    pub read_ms: i64,
     /// The fused score (RRF of the words' rank and the vector's; higher is better).
     pub score: f64,
+    /// The page's text when the host still holds it (its record may not be written yet, or not
+    /// whole); `None`: it is in the page's stored record only.
+    pub text: Option<Deflated>,
+}
+
+impl ContentMatch {
+    /// Whether the passage is made from the page's stored record ([`ContentMatch::passage`]):
+    /// the worker reads the records of these pages.
+    pub fn needs_record(&self) -> bool {
+        self.text.is_none()
+    }
+
+    /// The passage that matched, as shown: cut around the question's words (`query_text`, its
+    /// `site:` terms taken out) and marked ([`snippet`]). From the text the host held when it
+    /// found the page, else from `record`, the page's stored record as read back (its bytes, as
+    /// [`Record::encode`] wrote them). `None` when there is no text to cut it from: no record,
+    /// one that does not decode, of another page or another read of it (read again since), or
+    /// whose passage is not where the host found it. Pure: the worker reads, this cuts.
+    pub fn passage(&self, record: Option<&[u8]>, query_text: &str) -> Option<Passage> {
+        let text = match &self.text {
+            Some(text) => text.inflate().ok()?,
+            None => {
+                let decoded = Record::decode(record?).ok()?;
+                let record = &decoded.record;
+                let same = record.url == self.url
+                    && record.read_ms == self.read_ms
+                    && record.spans.get(usize::from(self.passage)) == Some(&self.span);
+                if !same {
+                    return None;
+                }
+                decoded.text
+            }
+        };
+        Some(snippet(text.get(self.span.range())?, query_text))
+    }
+}
+
+/// Where a page's text is: the one rule of when the host keeps it in memory.
+///
+/// A page's text is needed to embed its passages and to write its record (which holds the text
+/// and the vectors); a snippet is cut from the stored record. So the text is [`Text::Held`] from
+/// the page's read (or its load) until its record is *final* — written, at the page's current
+/// version, with a vector for every embedded passage —, and [`Text::InStore`] after. Nothing
+/// needs it again: only a passage without a vector is embedded, and only a page whose vectors
+/// changed (or that was read again) is written again, neither of which a final record has. A
+/// record loaded final is never held; one loaded with passages left to embed is held until it is
+/// final again. (A later version that embeds the texts again — a new model — reads them from the
+/// records as it loads them, the one way a text comes back besides a new read.) A page held while
+/// its record cannot become final this session (the model unavailable, the store failing) keeps
+/// its text, as every page did before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Text {
+    /// In memory, deflated.
+    Held(Deflated),
+    /// Only in the page's final stored record.
+    InStore,
+}
+
+impl Text {
+    fn held(&self) -> Option<&Deflated> {
+        match self {
+            Text::Held(text) => Some(text),
+            Text::InStore => None,
+        }
+    }
 }
 
 /// A page in the fusion of the lexical and the vector hits.
@@ -279,7 +361,8 @@ struct Fused {
 struct Held {
     title: String,
     read_ms: i64,
-    text: Deflated,
+    /// Its text, while its record is not final ([`Text`]).
+    text: Text,
     spans: Box<[Span]>,
     /// The passages embedded (indices into `spans`, increasing).
     embedded: Box<[u16]>,
@@ -309,6 +392,9 @@ struct SaveOut {
 struct SaveItem {
     url: String,
     version: u64,
+    /// The record written has a vector for every embedded passage: once written, and the page
+    /// still at `version`, it is final ([`Text`]).
+    whole: bool,
     /// Removed since the write went out: deleted once it is written.
     removed: bool,
 }
@@ -488,15 +574,16 @@ impl ContentHost {
     /// `site:` terms; [`super::lexical`]) and, with the question's vector, those whose passage
     /// stands out in meaning ([`super::vectors`], [`CONTENT_STANDOUT`]), fused by RRF
     /// ([`RRF_K`]). Each comes with the passage that matched best — the one its words matched
-    /// when they did (its words are marked), else the one closest in meaning — cut around the
-    /// question's words ([`snippet`]). Nothing while switched off; what is loaded while loading.
+    /// when they did, else the one closest in meaning —, shown by [`ContentMatch::passage`] (cut
+    /// around the question's words, marked) from the text held or the page's stored record.
+    /// Nothing while switched off; what is loaded while loading.
     pub fn search(
         &self,
         query_text: &str,
         query_vector: Option<&[f32]>,
         sites: &SiteFilter,
         limit: usize,
-    ) -> Vec<ContentHit> {
+    ) -> Vec<ContentMatch> {
         if matches!(self.phase, Phase::Off) || limit == 0 {
             return Vec::new();
         }
@@ -546,12 +633,14 @@ impl ContentHost {
             .filter_map(|(url, found)| {
                 let held = self.pages.get(url)?;
                 let passage = found.by_words.or(found.by_meaning)?;
-                let span = held.spans.get(usize::from(passage))?;
-                let text = held.text.inflate().ok()?;
-                Some(ContentHit {
+                let span = *held.spans.get(usize::from(passage))?;
+                Some(ContentMatch {
                     url: url.to_owned(),
-                    passage: snippet(text.get(span.range())?, query_text),
+                    passage,
+                    span,
+                    read_ms: held.read_ms,
                     score: found.score,
+                    text: held.text.held().cloned(),
                 })
             })
             .take(limit)
@@ -622,8 +711,9 @@ impl ContentHost {
     }
 
     /// Bytes on the heap of what is held per page besides the words' index and the vectors,
-    /// roughly: each page's deflated text, spans, title and URL (three copies: the map, the
-    /// read-time order, the queues), and the maps at their capacity.
+    /// roughly: each page's deflated text while it is held (see the [module docs](self)), spans,
+    /// title and URL (three copies: the map, the read-time order, the queues), and the maps at
+    /// their capacity.
     pub fn pages_heap_bytes(&self) -> usize {
         let per_page: usize = self
             .pages
@@ -631,7 +721,7 @@ impl ContentHost {
             .map(|(url, held)| {
                 3 * url.len()
                     + held.title.capacity()
-                    + held.text.len()
+                    + held.text.held().map_or(0, Deflated::len)
                     + held.spans.len() * size_of::<Span>()
                     + (held.embedded.len() + held.pending.capacity()) * 2
             })
@@ -771,10 +861,16 @@ impl ContentHost {
             }
             self.lexical.insert(&url, &decoded.text, &record.spans);
             let version = self.next_id();
+            // A final record's text stays in the store; one with passages to embed is held.
+            let text = if pending.is_empty() {
+                Text::InStore
+            } else {
+                Text::Held(record.text)
+            };
             let held = Held {
                 title: record.title,
                 read_ms: record.read_ms,
-                text: record.text,
+                text,
                 embedded: record.vectors.iter().map(|v| v.passage).collect(),
                 spans: record.spans.into(),
                 pending,
@@ -865,7 +961,7 @@ impl ContentHost {
         let mut held = Held {
             title,
             read_ms: now_ms,
-            text: Deflated::of(&page.text),
+            text: Text::Held(Deflated::of(&page.text)),
             spans: page.spans.into(),
             embedded: page.embedded.clone().into(),
             pending: page.embedded,
@@ -875,7 +971,9 @@ impl ContentHost {
             stored,
             vectors_unsaved: false,
         };
-        held.bytes = self.record(&url, &held).encoded_len() as u64
+        held.bytes = self
+            .record(&url, &held)
+            .map_or(0, |record| record.encoded_len() as u64)
             + STORED_VECTOR_BYTES * held.embedded.len() as u64;
         self.unsaved.insert(url.clone());
         self.hold(url, held);
@@ -920,14 +1018,16 @@ impl ContentHost {
         Some(held)
     }
 
-    /// The page's record as it would be written now.
-    fn record(&self, url: &str, held: &Held) -> Record {
+    /// The page's record as it would be written now; `None` when its text is no longer held:
+    /// its stored record is final, and is this one ([`Text`]).
+    fn record(&self, url: &str, held: &Held) -> Option<Record> {
+        let text = held.text.held()?.clone();
         let mut vectors: HashMap<u16, Quantised> = self.vectors.of(url).into_iter().collect();
-        Record {
+        Some(Record {
             url: url.to_owned(),
             title: held.title.clone(),
             read_ms: held.read_ms,
-            text: held.text.clone(),
+            text,
             spans: held.spans.to_vec(),
             vectors: held
                 .embedded
@@ -937,7 +1037,7 @@ impl ContentHost {
                     vector: vectors.remove(&passage),
                 })
                 .collect(),
-        }
+        })
     }
 
     fn remove(&mut self, urls: Vec<String>, actions: &mut Vec<Action>) {
@@ -1182,6 +1282,10 @@ impl ContentHost {
                 held.stored = true;
                 if held.version == item.version {
                     held.vectors_unsaved = false;
+                    if item.whole {
+                        // Final: the store holds this very page, every vector in it.
+                        held.text = Text::InStore;
+                    }
                 }
             }
         }
@@ -1246,13 +1350,19 @@ impl ContentHost {
             let Some(held) = self.pages.get(&url) else {
                 continue;
             };
+            let Some(record) = self.record(&url, held) else {
+                // Its stored record is final, and is what would be written.
+                continue;
+            };
+            let whole = record.vectors.iter().all(|v| v.vector.is_some());
             records.push(StoredRecord {
                 url: url.clone(),
-                bytes: self.record(&url, held).encode(),
+                bytes: record.encode(),
             });
             items.push(SaveItem {
                 url,
                 version: held.version,
+                whole,
                 removed: false,
             });
         }
@@ -1278,7 +1388,13 @@ impl ContentHost {
                 self.todo.remove(&(key, url));
                 continue;
             };
-            let text = held.text.inflate().unwrap_or_default();
+            // A page with passages to embed holds its text ([`Text`]). Were it not, its passages
+            // would wait, unsent, for the page's next read or load (which bring the text).
+            let Some(deflated) = held.text.held() else {
+                self.todo.remove(&(key, url));
+                continue;
+            };
+            let text = deflated.inflate().unwrap_or_default();
             while items.len() < EMBED_BATCH_PASSAGES && !held.pending.is_empty() {
                 let passage = held.pending.remove(0);
                 let Some(piece) = held

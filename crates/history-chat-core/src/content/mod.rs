@@ -20,7 +20,7 @@
 //!                                          IndexedDB (one record per page)
 //!
 //!   question ── words ──────────────▶ Lexical ─┐
-//!            └─ model (query) ──────▶ PassageVectors ─┴─ RRF ──▶ ContentHit { url, passage }
+//!            └─ model (query) ──────▶ PassageVectors ─┴─ RRF ──▶ ContentMatch { url, passage, span }
 //! ```
 //!
 //! In the engines layer, beside the page index and topic search, whose folding, stems and
@@ -34,7 +34,7 @@ pub mod record;
 pub mod snippet;
 pub mod vectors;
 
-pub use host::{ContentHit, ContentHost, ReadPage, ReadTicket};
+pub use host::{ContentHost, ContentMatch, ReadPage, ReadTicket};
 pub use lexical::{Lexical, LexicalHit};
 pub use passages::{Cut, CutRule, Embedding, Span, cut, cut_with};
 pub use progress::{ContentProgress, ContentStatus};

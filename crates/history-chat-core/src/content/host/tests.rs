@@ -58,6 +58,14 @@ struct Sim {
     writes: Vec<String>,
 }
 
+/// A page found, as the worker shows it.
+#[derive(Debug)]
+struct Shown {
+    url: String,
+    passage: Passage,
+    score: f64,
+}
+
 impl Sim {
     fn new() -> Sim {
         Sim {
@@ -250,10 +258,47 @@ impl Sim {
         self.host.progress().status
     }
 
+    /// [`ContentHost::search`] shown as the worker shows it: each page's passage from the text
+    /// the host held, else from its record in the store ([`ContentMatch::passage`]); every page
+    /// found must show one.
+    fn search(
+        &self,
+        query: &str,
+        vector: Option<&[f32]>,
+        sites: &SiteFilter,
+        limit: usize,
+    ) -> Vec<Shown> {
+        self.host
+            .search(query, vector, sites, limit)
+            .into_iter()
+            .map(|found| {
+                let record = found
+                    .needs_record()
+                    .then(|| self.store.get(&found.url).map(Vec::as_slice))
+                    .flatten();
+                let passage = found
+                    .passage(record, query)
+                    .unwrap_or_else(|| panic!("no passage for {}", found.url));
+                Shown {
+                    url: found.url,
+                    passage,
+                    score: found.score,
+                }
+            })
+            .collect()
+    }
+
+    /// Whether the host holds the text of page `i` (`None`: it holds no page `i`).
+    fn holds_text(&self, i: usize) -> Option<bool> {
+        self.host
+            .pages
+            .get(&url(i))
+            .map(|held| held.text != Text::InStore)
+    }
+
     /// The URLs found by `query`'s words.
     fn finds(&self, query: &str) -> Vec<String> {
-        self.host
-            .search(query, None, &SiteFilter::default(), 20)
+        self.search(query, None, &SiteFilter::default(), 20)
             .into_iter()
             .map(|h| h.url)
             .collect()
@@ -302,11 +347,28 @@ impl Sim {
             );
             let stored: u64 = self.store.values().map(|b| b.len() as u64).sum();
             assert_eq!(stored, progress.bytes, "{what}: bytes counted");
-            for key in self.host.pages.keys() {
+            for (key, held) in &self.host.pages {
                 let record = Record::decode(&self.store[key]).unwrap().record;
                 assert!(
                     record.vectors.iter().all(|v| v.vector.is_some()),
                     "{what}: {key}"
+                );
+                // Every record final: no text is left in memory.
+                assert_eq!(held.text, Text::InStore, "{what}: {key}'s text held");
+            }
+        }
+        // A text is out of memory only when the store holds that very page's final record.
+        for (key, held) in &self.host.pages {
+            if held.text == Text::InStore {
+                let record = self
+                    .store
+                    .get(key)
+                    .map(|b| Record::decode(b).unwrap().record);
+                assert!(
+                    record.is_some_and(|r| r.read_ms == held.read_ms
+                        && r.vectors.len() == held.embedded.len()
+                        && r.vectors.iter().all(|v| v.vector.is_some())),
+                    "{what}: {key}'s text dropped with no final record"
                 );
             }
         }
@@ -323,9 +385,7 @@ fn a_page_read_is_found_by_its_words_at_once_then_stored_then_embedded() {
     let page = cut(&text(0, 20));
     assert_eq!(page.spans.len(), 3);
     // Searchable by its words before anything is written.
-    let hits = sim
-        .host
-        .search("zeta0 tomato", None, &SiteFilter::default(), 5);
+    let hits = sim.search("zeta0 tomato", None, &SiteFilter::default(), 5);
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].url, url(0));
     let marked: Vec<&str> = hits[0]
@@ -353,9 +413,7 @@ fn a_page_read_is_found_by_its_words_at_once_then_stored_then_embedded() {
     let texts = sim.embed_next();
     assert_eq!(texts, [page.passage(0), page.passage(1), page.passage(2)]);
     // Found by meaning at once; written again with its vectors.
-    let by_meaning = sim
-        .host
-        .search("", Some(&embed(page.passage(1))), &SiteFilter::default(), 5);
+    let by_meaning = sim.search("", Some(&embed(page.passage(1))), &SiteFilter::default(), 5);
     assert!(by_meaning.is_empty(), "one page cannot stand out among one");
     assert_eq!(sim.host.vectors().len(), 3);
     sim.save_next();
@@ -940,9 +998,7 @@ fn a_search_fuses_words_and_meaning_and_shows_the_passage_that_matched() {
     sim.run();
     let both = cut(&with_zebra(21));
     let question = embed(both.passage(1));
-    let hits = sim
-        .host
-        .search("zebra", Some(&question), &SiteFilter::default(), 10);
+    let hits = sim.search("zebra", Some(&question), &SiteFilter::default(), 10);
     let urls: Vec<&str> = hits.iter().map(|h| h.url.as_str()).collect();
     assert_eq!(urls, [url(21), url(20)]);
     assert!(hits[0].score > hits[1].score);
@@ -951,7 +1007,7 @@ fn a_search_fuses_words_and_meaning_and_shows_the_passage_that_matched() {
     assert_eq!(hits[0].passage.pieces()[1], ("zebra", true));
     // Found by meaning alone: its passage, from its beginning, nothing marked.
     let page = cut(&text(7, 20));
-    let hits = sim.host.search(
+    let hits = sim.search(
         "nothing matches this",
         Some(&embed(page.passage(2))),
         &SiteFilter::default(),
@@ -966,14 +1022,13 @@ fn a_search_fuses_words_and_meaning_and_shows_the_passage_that_matched() {
     );
     // site: filters both.
     let other = site_filter::parse("site:p20.example").filter;
-    let hits = sim.host.search("zebra", Some(&question), &other, 10);
+    let hits = sim.search("zebra", Some(&question), &other, 10);
     assert_eq!(
         hits.iter().map(|h| h.url.as_str()).collect::<Vec<_>>(),
         [url(20)]
     );
     assert!(
-        sim.host
-            .search("zebra", None, &SiteFilter::default(), 0)
+        sim.search("zebra", None, &SiteFilter::default(), 0)
             .is_empty()
     );
 }
@@ -1190,4 +1245,207 @@ fn every_event_in_every_phase_keeps_the_promises() {
             sim.check(&format!("{what}, then a read"));
         }
     }
+}
+
+/// The rule of [`Text`], step by step: a page's text stays in memory until its record is final
+/// (written, at the page's current version, with every embedded passage's vector), and comes
+/// back only with a new read or a load of a record that is not final. Each case runs its steps
+/// on a live host and says whether page 0's text is held then (`None`: the page is not held).
+#[test]
+fn a_page_s_text_is_held_until_its_record_is_final() {
+    type Step = fn(&mut Sim);
+    fn read(sim: &mut Sim) {
+        sim.read(0, 20, NOW);
+    }
+    fn read_long(sim: &mut Sim) {
+        sim.read(0, 80, NOW);
+        let embedded = sim.host.pages[&url(0)].embedded.len();
+        assert!(embedded > EMBED_BATCH_PASSAGES, "{embedded} embedded");
+    }
+    fn save(sim: &mut Sim) {
+        sim.save_next();
+    }
+    fn embed_batch(sim: &mut Sim) {
+        sim.embed_next();
+    }
+    fn run(sim: &mut Sim) {
+        sim.run();
+    }
+    fn fail_save(sim: &mut Sim) {
+        let (batch, _, _) = sim.save.take().expect("no write out");
+        sim.feed(Event::SaveFailed {
+            batch,
+            quota: false,
+        });
+    }
+    fn refuse_save(sim: &mut Sim) {
+        let (batch, _, _) = sim.save.take().expect("no write out");
+        sim.feed(Event::SaveFailed { batch, quota: true });
+    }
+    fn crash(sim: &mut Sim) {
+        let (batch, _) = sim.take_embed();
+        sim.feed(Event::EmbedFailed {
+            batch,
+            failure: EmbedFailure::Crashed("oom".into()),
+        });
+    }
+    fn model_missing(sim: &mut Sim) {
+        let (batch, _) = sim.take_embed();
+        sim.feed(Event::EmbedFailed {
+            batch,
+            failure: EmbedFailure::ModelMissing,
+        });
+    }
+    fn remove(sim: &mut Sim) {
+        sim.feed(Event::Removed(Removal::Urls(vec![url(0)])));
+    }
+    fn restart(sim: &mut Sim) {
+        let old = std::mem::replace(sim, Sim::new());
+        *sim = old.reborn();
+        sim.feed(Event::Start { enabled: true });
+        sim.serve_load(usize::MAX);
+    }
+    fn evict(sim: &mut Sim) {
+        sim.read(1, 20, NOW + MINUTE);
+        sim.run();
+        let bytes = sim.host.pages[&url(1)].bytes;
+        sim.feed(Event::SetCap { bytes });
+    }
+    let cases: &[(&str, &[Step], Option<bool>)] = &[
+        ("read, nothing answered", &[read], Some(true)),
+        ("written with no vector", &[read, save], Some(true)),
+        (
+            "embedded, not written again",
+            &[read, save, embed_batch],
+            Some(true),
+        ),
+        (
+            "written whole: final",
+            &[read, save, embed_batch, save],
+            Some(false),
+        ),
+        ("everything answered", &[read, run], Some(false)),
+        ("final, then read again", &[read, run, read], Some(true)),
+        (
+            "read again, then final",
+            &[read, run, read, run],
+            Some(false),
+        ),
+        (
+            "a long page: one batch of several embedded (not written: not whole)",
+            &[read_long, save, embed_batch],
+            Some(true),
+        ),
+        (
+            "a long page: every batch embedded and written",
+            &[read_long, run],
+            Some(false),
+        ),
+        (
+            "the whole write failed: to be written again",
+            &[read, save, embed_batch, fail_save],
+            Some(true),
+        ),
+        (
+            "the whole write failed, retried and written",
+            &[read, save, embed_batch, fail_save, run],
+            Some(false),
+        ),
+        (
+            "the whole write refused for quota",
+            &[read, save, embed_batch, refuse_save],
+            Some(true),
+        ),
+        (
+            "the model crashed: its batch back",
+            &[read, save, crash],
+            Some(true),
+        ),
+        (
+            "the model crashed, then embedded",
+            &[read, save, crash, run],
+            Some(false),
+        ),
+        (
+            "no model: passages left to embed (next session)",
+            &[read, save, model_missing, run],
+            Some(true),
+        ),
+        (
+            "removed while written whole",
+            &[read, save, embed_batch, remove],
+            None,
+        ),
+        (
+            "removed while written whole, read again",
+            &[read, save, embed_batch, remove, read, run],
+            Some(false),
+        ),
+        (
+            "a restart loads a final record",
+            &[read, run, restart],
+            Some(false),
+        ),
+        (
+            "a restart loads a record with no vector",
+            &[read, save, restart],
+            Some(true),
+        ),
+        (
+            "loaded with no vector, then embedded and written",
+            &[read, save, restart, run],
+            Some(false),
+        ),
+        ("evicted by the cap", &[read, run, evict], None),
+        (
+            "evicted while embedded",
+            &[read, save, embed_batch, evict],
+            None,
+        ),
+    ];
+    for (what, steps, held) in cases {
+        let mut sim = Sim::started();
+        for step in *steps {
+            step(&mut sim);
+        }
+        assert_eq!(sim.holds_text(0), *held, "{what}");
+        sim.check(what);
+    }
+}
+
+/// A page whose text is no longer held shows its passage from its stored record, the same one
+/// it showed from the text; a record that cannot be read, or is of another read of the page,
+/// shows none (the page is still found).
+#[test]
+fn a_final_page_s_passage_comes_from_its_record() {
+    let mut sim = Sim::started();
+    sim.read(0, 20, NOW);
+    let found = sim
+        .host
+        .search("zeta0 tomato", None, &SiteFilter::default(), 5);
+    assert_eq!(found.len(), 1);
+    assert!(!found[0].needs_record());
+    let from_text = found[0].passage(None, "zeta0 tomato").unwrap();
+    sim.run();
+    assert_eq!(sim.holds_text(0), Some(false));
+    let found = sim
+        .host
+        .search("zeta0 tomato", None, &SiteFilter::default(), 5)
+        .remove(0);
+    assert!(found.needs_record());
+    let record = sim.store[&url(0)].clone();
+    assert_eq!(
+        found.passage(Some(&record), "zeta0 tomato"),
+        Some(from_text)
+    );
+    // No record, one that does not decode, another page's, another read's.
+    assert_eq!(found.passage(None, "zeta0 tomato"), None);
+    assert_eq!(found.passage(Some(&record[..10]), "zeta0 tomato"), None);
+    sim.read(1, 20, NOW);
+    sim.run();
+    let other = sim.store[&url(1)].clone();
+    assert_eq!(found.passage(Some(&other), "zeta0 tomato"), None);
+    let mut again = Record::decode(&record).unwrap().record;
+    again.read_ms += MINUTE;
+    assert_eq!(found.passage(Some(&again.encode()), "zeta0 tomato"), None);
 }
