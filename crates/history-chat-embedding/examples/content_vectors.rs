@@ -5,8 +5,10 @@
 //! the page, [`EMBEDDED_PASSAGES`]), with every passage embedded, and with a page scored by its
 //! passages' mean instead; then, for the content store's stand-out rule ([`CONTENT_STANDOUT`]),
 //! topic search's and a grid of others, how often the page sought is in the top five *and* passes
-//! the rule, and how many pages pass it. It separates what the model can do from what the
-//! retrieval plan does with it (the in-browser figures: `scripts/bench content-eval`).
+//! the rule, and how many pages pass it; and the content store's answer (the pages let through
+//! first, then those whose passages hold the question's words, `content::lexical`) beside the
+//! two lists fused by RRF. It separates what the model can do from what the store and the
+//! retrieval plan do with it (the in-browser figures: `scripts/bench content-eval`).
 //!
 //! `cargo run --release -p history-chat-embedding --example content_vectors` with
 //! `HISTORY_CHAT_MODEL_DIR` holding `e5-small-latin-q4.bin` (scripts/lib/tools.sh's
@@ -19,11 +21,13 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 
-use history_chat_core::content::CONTENT_STANDOUT;
+use history_chat_core::content::host::FUSION_POOL;
 use history_chat_core::content::passages::{CutRule, EMBEDDED_PASSAGES, cut_with};
+use history_chat_core::content::{CONTENT_STANDOUT, Lexical};
 use history_chat_core::reading::page_text;
 use history_chat_core::semantic::Words;
 use history_chat_core::semantic::host::StandoutRule;
+use history_chat_core::site_filter::SiteFilter;
 use history_chat_embedding::{Embedder, Kind};
 use serde::Deserialize;
 
@@ -50,6 +54,10 @@ struct Question {
     kind: String,
     expected: Vec<String>,
 }
+
+/// The RRF constant the content store once fused its words and meaning with (the original
+/// paper's 60), for the comparison with its answer, meaning first.
+const RRF_K: f64 = 60.0;
 
 /// Passages embedded at once.
 const BATCH: usize = 16;
@@ -78,9 +86,11 @@ fn main() -> Result<(), String> {
     };
     let mut owners = Vec::new(); // (page index, shipped-embedded)
     let mut passages = Vec::new();
+    let mut lexical = Lexical::new();
     for (i, page) in texts.texts.iter().enumerate() {
         let text = page_text(&page.title, &page.text);
         let shipped = cut_with(&text, &CutRule::SHIPPED);
+        lexical.insert(&page.id, &text, &shipped.spans);
         let all = cut_with(&text, &every);
         for p in 0..all.spans.len() {
             owners.push((i, shipped.embedded.contains(&(p as u16))));
@@ -168,16 +178,10 @@ fn main() -> Result<(), String> {
                 sums[*page].1 += 1;
             }
         }
-        // Other ways to score a page from its embedded passages: their mean, and the mean of
-        // the best and the mean.
+        // Another way to score a page from its embedded passages: their mean.
         let mean: Vec<f32> = sums
             .iter()
             .map(|&(sum, n)| if n == 0 { f32::MIN } else { sum / n as f32 })
-            .collect();
-        let blend: Vec<f32> = best_shipped
-            .iter()
-            .zip(&mean)
-            .map(|(&b, &m)| if m == f32::MIN { m } else { (b + m) / 2.0 })
             .collect();
         let ranked = |best: &[f32]| {
             let mut order: Vec<(String, f32)> = best
@@ -189,16 +193,52 @@ fn main() -> Result<(), String> {
             order.sort_by(|a, b| b.1.total_cmp(&a.1));
             order
         };
-        let shipped = ranked(&best_shipped);
-        let all = ranked(&best_all);
-        let by_mean = ranked(&mean);
-        let by_blend = ranked(&blend);
         let expected: Vec<&str> = q
             .expected
             .iter()
             .map(String::as_str)
             .filter(|id| ids.contains_key(id))
             .collect();
+        let shipped = ranked(&best_shipped);
+        let all = ranked(&best_all);
+        let by_mean = ranked(&mean);
+        // What the content store answers: the pages whose best passage passes its stand-out
+        // rule first, then those whose passages hold the question's words; and, to compare,
+        // the two lists fused by RRF.
+        let words: Vec<String> = lexical
+            .search(&q.question, &SiteFilter::default(), FUSION_POOL)
+            .into_iter()
+            .map(|hit| hit.url)
+            .collect();
+        let cut = CONTENT_STANDOUT.floor_among(&shipped, Words::Missed);
+        let meanings: Vec<String> = shipped
+            .iter()
+            .take(FUSION_POOL)
+            .filter(|(_, s)| *s >= cut)
+            .map(|(id, _)| id.clone())
+            .collect();
+        let mut fused: Vec<(String, f64, usize)> = Vec::new();
+        for list in [&words, &meanings] {
+            for (rank, id) in list.iter().enumerate() {
+                let score = 1.0 / (RRF_K + rank as f64 + 1.0);
+                match fused.iter_mut().find(|(f, _, _)| f == id) {
+                    Some(entry) => entry.1 += score,
+                    None => {
+                        let first = fused.len();
+                        fused.push((id.clone(), score, first));
+                    }
+                }
+            }
+        }
+        fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+        let in_top = |list: &[String]| {
+            list.iter()
+                .take(5)
+                .any(|id| expected.contains(&id.as_str()))
+        };
+        let by_rrf: Vec<String> = fused.into_iter().map(|(id, _, _)| id).collect();
+        let mut meaning_first = meanings.clone();
+        meaning_first.extend(words.iter().filter(|id| !meanings.contains(id)).cloned());
         let top = |order: &[(String, f32)], cut: f32| {
             order
                 .iter()
@@ -216,7 +256,8 @@ fn main() -> Result<(), String> {
         row.1.shipped += usize::from(top(&shipped, f32::MIN));
         row.1.all += usize::from(top(&all, f32::MIN));
         row.1.mean += usize::from(top(&by_mean, f32::MIN));
-        row.1.blend += usize::from(top(&by_blend, f32::MIN));
+        row.1.rrf += usize::from(in_top(&by_rrf));
+        row.1.meaning_first += usize::from(in_top(&meaning_first));
         for (i, (_, rule)) in rules.iter().enumerate() {
             let cut = rule.floor_among(&shipped, Words::Missed);
             row.1.passes[i] += usize::from(top(&shipped, cut));
@@ -224,19 +265,20 @@ fn main() -> Result<(), String> {
         }
     }
     println!(
-        "| kind | questions | vectors alone, recall@5 ({EMBEDDED_PASSAGES} passages a page) | every passage embedded | a page scored by its passages' mean | by the mean of its best and their mean | in the top 5 and passes the content store's stand-out rule |"
+        "| kind | questions | vectors alone, recall@5 ({EMBEDDED_PASSAGES} passages a page) | every passage embedded | a page scored by its passages' mean | in the top 5 and passes the content store's stand-out rule | words and meaning fused by RRF | meaning first, then words (the store's answer) |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (kind, row) in &rows {
         let f = |x: usize| x as f64 / row.questions.max(1) as f64;
         println!(
-            "| {kind} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            "| {kind} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
             row.questions,
             f(row.shipped),
             f(row.all),
             f(row.mean),
-            f(row.blend),
-            f(row.passes[0])
+            f(row.passes[0]),
+            f(row.rrf),
+            f(row.meaning_first)
         );
     }
     println!();
@@ -270,7 +312,8 @@ struct Row {
     shipped: usize,
     all: usize,
     mean: usize,
-    blend: usize,
+    rrf: usize,
+    meaning_first: usize,
     passes: Vec<usize>,
     passing: Vec<usize>,
 }
@@ -282,7 +325,8 @@ impl Row {
             shipped: 0,
             all: 0,
             mean: 0,
-            blend: 0,
+            rrf: 0,
+            meaning_first: 0,
             passes: vec![0; rules],
             passing: vec![0; rules],
         }

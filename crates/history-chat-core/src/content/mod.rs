@@ -5,12 +5,12 @@
 //! - [`passages`]: a page's text kept and cut into passages ([`cut`]), and which are embedded.
 //! - [`record`]: one page's content as stored in IndexedDB, versioned, its text deflated.
 //! - [`lexical`]: BM25 over the passages, with compact postings: a page's best passage.
-//! - [`vectors`]: the embedded passages' 8-bit vectors in one arena, scanned with a question's
+//! - [`vectors`]: the embedded passages' 8-bit vectors in fixed blocks, scanned with a question's
 //!   vector: a page's best passage, kept when it stands out among the pages.
 //! - [`mod@snippet`]: a passage cut to about 300 characters around the question's words, marked.
 //! - [`host`]: the content store's life in the worker as a pure state machine (load the stored
 //!   pages, read, store, embed newest first a few passages at a time, forget removed pages, keep
-//!   to the cap), and the search fusing words and meaning ([`ContentHost::search`]).
+//!   to the cap), and the search, meaning first then words ([`ContentHost::search`]).
 //!
 //! ```text
 //!   page read (offscreen document) ── Read ──▶ ContentHost ── Embed ──▶ model (off the thread)
@@ -19,8 +19,8 @@
 //!                                    Delete     ▼  │
 //!                                          IndexedDB (one record per page)
 //!
-//!   question ── words ──────────────▶ Lexical ─┐
-//!            └─ model (query) ──────▶ PassageVectors ─┴─ RRF ──▶ ContentMatch { url, passage, span }
+//!   question ── model (query) ──────▶ PassageVectors ─┐ meaning first,
+//!            └─ words ──────────────▶ Lexical ────────┴─ then words ──▶ ContentMatch { url, passage, span }
 //! ```
 //!
 //! In the engines layer, beside the page index and topic search, whose folding, stems and
