@@ -1,13 +1,13 @@
-// The dedicated worker that runs the on-device embedding model (a wasm module). It loads the model
-// once, on the first request, and answers one job at a time with a simple priority: a question
-// (kind 'query') goes before the pages still waiting, and a batch of pages yields between two pages,
-// so a question typed in the popup waits for at most one page's embedding, never a whole batch.
+// A dedicated worker that runs the on-device embedding model (a wasm module). The offscreen
+// document (embedder.js) runs two of them, one for questions and one for pages, so that a question
+// never waits behind a page. Each starts loading the model as soon as it starts (the document
+// starts the question's worker ahead of the first question) and answers its jobs one at a time,
+// in the order they came.
 import init, { Model } from './pkg/history_chat_embedder.js';
 
 const MODEL_URL = new URL('./model/e5-small-latin-q4.bin', import.meta.url);
+const jobs = [];
 let model = null;
-const queries = [];
-const passages = [];
 let running = false;
 
 function unavailable(error, message) {
@@ -36,8 +36,6 @@ function load() {
   return model;
 }
 
-const yieldToMessages = () => new Promise((resolve) => setTimeout(resolve, 0));
-
 async function run(job) {
   let loaded;
   try {
@@ -47,34 +45,28 @@ async function run(job) {
   }
   const vectors = [];
   for (const text of job.texts) {
-    if (job.kind === 'passage' && queries.length > 0) {
-      // A question came in meanwhile: answer it first.
-      await pump(true);
-    }
     try {
       vectors.push(Array.from(loaded.embed(String(text), job.kind === 'query')));
     } catch (error) {
       return unavailable('crashed', error);
     }
-    if (job.kind === 'passage') await yieldToMessages();
   }
   return { vectors };
 }
 
-async function pump(queriesOnly = false) {
-  while (queries.length > 0 || (!queriesOnly && passages.length > 0)) {
-    const job = queries.length > 0 ? queries.shift() : passages.shift();
-    postMessage({ id: job.id, answer: await run(job) });
-  }
-}
-
 onmessage = async ({ data }) => {
-  (data.kind === 'query' ? queries : passages).push(data);
+  jobs.push(data);
   if (running) return;
   running = true;
   try {
-    await pump();
+    while (jobs.length > 0) {
+      const job = jobs.shift();
+      postMessage({ id: job.id, answer: await run(job) });
+    }
   } finally {
     running = false;
   }
 };
+
+// Loaded now, not at the first job: a failure is kept and answered to every job.
+load().catch(() => {});

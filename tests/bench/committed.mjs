@@ -3,6 +3,9 @@
 //
 //   node tests/bench/committed.mjs          (scripts/bench runs it as part of `extension`)
 //   BENCH_INSTALLS=1 BENCH_ROUNDS=1 node tests/bench/committed.mjs      a short run while developing
+//   BENCH_TOPICS=1 node tests/bench/committed.mjs     topic search on, as installed: the on-device
+//                 model understands the history's pages in the background all along the run (50,000
+//                 pages take hours), and every committed question is embedded by it too
 //
 // The literal original (tests/bench/original/: a plain page, no WebAssembly) is History Chat's
 // behaviour before the index: Enter sends the question to chrome.history.search({text, startTime,
@@ -18,8 +21,9 @@
 // performance.now():
 //   usable        navigation start → search box focused (as instrumentedPopup does);
 //   enter→answer  the Enter keydown (its timeStamp) → the DOM shows the answer: for History Chat a
-//                 new `article.turn` in the conversation with its results or its notice, for the
-//                 original a new `div.answer` with its list or its notice (MutationObserver);
+//                 new `article.turn` in the conversation with its results or its notice, and the
+//                 conversation no longer `aria-busy`, for the original a new `div.answer` with its
+//                 list or its notice (MutationObserver);
 //   last key→live History Chat only: the last keystroke's input event → the first change of the
 //                 as-you-type section that shows results or a notice, and → the first one with at
 //                 least one result, if before Enter (else counted as "not before Enter": longer
@@ -55,6 +59,8 @@ const INSTALLS = Number(process.env.BENCH_INSTALLS || 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 4);
 const TYPE_DELAY_MS = Number(process.env.BENCH_TYPE_DELAY_MS || 100);
 const ENTRIES = 50_000;
+/** Topic search on (the profile as installed), or off (the e2e profiles' default). */
+const TOPICS = process.env.BENCH_TOPICS === '1';
 /** Enter comes this long after the last keystroke, on both pages. */
 const ENTER_PAUSE_MS = Number(process.env.BENCH_ENTER_PAUSE_MS || 300);
 const ANSWER_TIMEOUT_MS = 30_000;
@@ -123,7 +129,7 @@ function instrumentCommitted([search, answerSel, live]) {
         });
       }
     }
-    if (b.enterAt !== undefined && b.answerAt === undefined) {
+    if (b.enterAt !== undefined && b.answerAt === undefined && !document.querySelector('[aria-busy="true"]')) {
       for (const el of document.querySelectorAll(answerSel)) {
         if (before.has(el) || !el.querySelector('li a, p.notice')) continue;
         b.answerAt = at;
@@ -229,7 +235,7 @@ function stateAt(progress, epoch) {
 async function install(dist, index, withReadyPhase) {
   const now = Date.now();
   const history = [...largeHistory(ENTRIES, now), ...demoHistory(now), { url: CREME.url, title: CREME.title, visits: [now - 3 * MINUTE] }];
-  const ext = await launchExtension({ history, dist });
+  const ext = await launchExtension({ history, dist, topics: TOPICS });
   const launchedAt = Date.now(); // the worker starts building as Chrome starts
   const out = { index, entries: history.length, runs: [], restart: [], failures: [] };
   /** A run that fails (no focus, no answer within 30 s) is counted and reported, not fatal. */
@@ -336,8 +342,9 @@ sections.push(
   `## Committed answers: History Chat vs the literal original (${ENTRIES.toLocaleString('en')} entries)\n\n` +
     'Both pages in the same browser, alternately, on the same seeded profile; period: the last 7 days (both defaults). ' +
     `Questions: ${QUESTIONS.map((q) => `"${q}"`).join(', ')}, typed ${TYPE_DELAY_MS} ms a key, Enter ${ENTER_PAUSE_MS} ms after the last key on both pages. ` +
+    `Topic search ${TOPICS ? 'on (as installed: the model understands the pages in the background during the whole run, and embeds each question)' : 'off'}. ` +
     'Times in the page (`performance.now()`): Enter keydown → the answer in the DOM ' +
-    '(History Chat: a new `article.turn`; original: its list or notice); navigation start → search box focused. ' +
+    '(History Chat: a new `article.turn`, the conversation no longer busy; original: its list or notice); navigation start → search box focused. ' +
     `"right after install": runs started as soon as Chrome started, until the worker said \`ready\` (${INSTALLS} fresh profile(s)); ` +
     'each measure counts there if it started (opening, last keystroke, Enter) before `ready`, in neither state if after; ' +
     `"index ready": ${ROUNDS} round(s) of every question on each page, after the snapshot was written. p95 only with ≥ 10 samples.`,

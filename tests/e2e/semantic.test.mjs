@@ -63,6 +63,35 @@ describe('topic search with the real model', () => {
     assert.equal(await storedVectors(options), pages, 'one stored vector per page');
   });
 
+  test('a question is embedded at once, not after the page the model is embedding', async () => {
+    await waitForSemantic(options, 'ready');
+    // Asked of the offscreen document as the service worker asks it (the worker ignores messages
+    // addressed to a `target`): a page's passage of 1,500 characters (seconds of the model's time),
+    // then a question right after it. Before either, one of each: both models loaded.
+    const long = Array.from({ length: 15 }, (_, i) =>
+      `Paragraph ${i}: the workshop replaced the rear tyre, balanced the wheel ${i} times and checked the brake pads.`).join(' ');
+    const outcome = await popup.evaluate(async (long) => {
+      const open = await chrome.runtime.getContexts({ contextTypes: ['OFFSCREEN_DOCUMENT'] });
+      if (open.length === 0) {
+        await chrome.offscreen.createDocument({ url: 'embedder.html', reasons: ['WORKERS', 'DOM_PARSER'], justification: 'test' })
+          .catch(async (error) => {
+            if ((await chrome.runtime.getContexts({ contextTypes: ['OFFSCREEN_DOCUMENT'] })).length === 0) throw error;
+          });
+      }
+      const embed = (kind, texts) => chrome.runtime.sendMessage({ target: 'embedder', kind, texts, idleMs: 0 });
+      await embed('passage', ['a page']);
+      await embed('query', ['a question']);
+      const finished = [];
+      const page = embed('passage', [long]).then((answer) => (finished.push('page'), answer));
+      const question = embed('query', ['where did I get my tyre fixed']).then((answer) => (finished.push('question'), answer));
+      const [p, q] = await Promise.all([page, question]);
+      return { finished, page: p.vectors?.map((v) => v.length) ?? p, question: q.vectors?.map((v) => v.length) ?? q };
+    }, long);
+    assert.deepEqual(outcome.page, [384], 'the page got its vector');
+    assert.deepEqual(outcome.question, [384], 'the question got its vector');
+    assert.deepEqual(outcome.finished, ['question', 'page'], 'the question, asked after the page, is answered first');
+  });
+
   test('a topic question in English finds the French page it shares no word with', async () => {
     await waitForSemantic(popup, 'ready');
     const question = 'how to fix a flat bicycle tire';

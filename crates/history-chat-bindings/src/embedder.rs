@@ -1,6 +1,7 @@
 //! The on-device embedding model, hosted by the offscreen document (`embedder.html`, reasons
 //! `WORKERS` and `DOM_PARSER`: the same document reads pages for [`crate::reader`]) whose dedicated
-//! worker runs the model's wasm module: long CPU work belongs there, not in the service worker,
+//! workers run the model's wasm module, one for questions and one for pages, so that a question
+//! never waits for a page: long CPU work belongs there, not in the service worker,
 //! which must stay free to answer the pages. This module creates the document on demand, sends it
 //! texts, reads back vectors, and closes it (a close waits for a page being read). The promise
 //! plumbing is a small JS module, `src/offscreen.js`, shared with the reader: one document, one
