@@ -9,7 +9,8 @@
 //! The module is split at its `#[lazy]` functions (`scripts/build`, with `wasm_split_cli_support`):
 //! the first module is the shell ([`popup`]: search box, period, status, alert), usable as soon as
 //! it has loaded; the conversation ([`conversation`], [`result_row`]) and asking the worker
-//! ([`ask`]) are chunks it fetches at once, the first time each is called.
+//! ([`ask`]) are chunks it fetches the first time each is called, the conversation's once the shell
+//! has been painted.
 //!
 //! The modules, lowest first (each uses only those above it in this list):
 //! - [`state`]: the signals every part shares, and what the shell shows of them.

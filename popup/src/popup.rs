@@ -1,14 +1,15 @@
 //! The toolbar popup's shell: the header (mode chip, clear, options), the click-started
 //! download of Chrome's model, the search box and period, the `site:` chips, the status line with
 //! its Cancel, and the alert. This is what the popup's first module holds, so the search box is
-//! usable once it has loaded; the rest arrives as lazily loaded chunks, fetched at once: the
-//! conversation and the as-you-type results ([`crate::conversation`], [`crate::result_row`]), and
-//! asking the worker ([`crate::ask`]). Without a model the worker searches locally; with a Gemini
+//! usable once it has loaded; the rest arrives as lazily loaded chunks, the conversation and the
+//! as-you-type results ([`crate::conversation`], [`crate::result_row`]) once the shell has been
+//! painted (the box shows before any chunk is asked for), asking the worker ([`crate::ask`]) when
+//! first needed. Without a model the worker searches locally; with a Gemini
 //! key or Chrome's built-in model it runs the AI search (it outlives the popup) and every open
 //! popup shows its progress. The download of Chrome's model stays here: it needs the user's click.
 
 use history_chat_bindings::on_device::{self, OnDevice};
-use history_chat_bindings::{log, nonce, now_ms, permissions, runtime, storage};
+use history_chat_bindings::{frame, log, nonce, now_ms, permissions, runtime, storage};
 use history_chat_core::ai::provider::{Availability, Engine};
 use history_chat_core::ask::Busy;
 use history_chat_core::conversation::turn_key;
@@ -22,6 +23,7 @@ use std::collections::HashSet;
 use leptos::ev::{KeyboardEvent, SubmitEvent};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use send_wrapper::SendWrapper;
 
 use crate::ask;
 use crate::conversation;
@@ -322,7 +324,12 @@ pub fn Popup() -> impl IntoView {
                     })}
                 </div>
             </Show>
-            {Suspend::new(conversation::progress_lines())}
+            // Each chunk is asked for once the shell is on screen. (`Suspend` wants a `Send`
+            // future; the page has one thread, and the wait is a browser promise.)
+            {Suspend::new(SendWrapper::new(async move {
+                frame::painted().await;
+                conversation::progress_lines().await
+            }))}
             <div class="progress">
                 <p class="status" role="status">{move || status.get()}</p>
                 <Show when=move || busy.get() && ai_engine()>
@@ -338,7 +345,10 @@ pub fn Popup() -> impl IntoView {
                     </Show>
                 })}
             </div>
-            {Suspend::new(conversation::answers(state))}
+            {Suspend::new(SendWrapper::new(async move {
+                frame::painted().await;
+                conversation::answers(state).await
+            }))}
         </main>
     }
 }

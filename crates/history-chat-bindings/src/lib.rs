@@ -6,7 +6,7 @@
 //! browser hands us is read by the core's lenient serde types.
 //!
 //! Nothing here uses `window`, so it works in the popup, the options page and the service worker
-//! (but [`clipboard`], which only a page has).
+//! (but [`clipboard`] and [`frame`], which only a page has).
 //!
 //! The modules, each one browser API (or one way of calling it):
 //! - `error` (private): [`ChromeError`], what a failed call becomes, and the one way to await a
@@ -19,6 +19,7 @@
 //! - [`messages`]: `chrome.runtime` messages between the pages and the worker; [`ports`]: the
 //!   `ask` port that follows a search; [`runtime`]: the extension's own addresses.
 //! - [`tabs`]: opening a result; [`omnibox`]: the address-bar keyword; [`clipboard`]: "Copy link";
+//!   [`frame`]: waiting for a page's next paint;
 //!   [`permissions`]: the optional permissions, asked in a click.
 //! - [`scripting`]: the page reader's content script, registered with the excluded sites left
 //!   out; [`reader`]: a page's or a PDF's text, extracted in the offscreen document.
@@ -32,6 +33,7 @@
 pub mod clipboard;
 pub mod embedder;
 mod error;
+pub mod frame;
 pub mod gemini;
 pub mod history;
 pub mod hosts;
