@@ -6,7 +6,7 @@
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::on_device::{self, OnDevice};
-use history_chat_bindings::{gemini, log, permissions, storage};
+use history_chat_bindings::{gemini, log, now_ms, permissions, storage};
 use history_chat_core::ai::Depth;
 use history_chat_core::ai::provider::{Availability, Engine, Provider};
 use history_chat_core::api_key::ApiKey;
@@ -16,7 +16,7 @@ use history_chat_core::gemini::DEFAULT_MODEL;
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
 use history_chat_core::messages::{OptionsAnswer, Request};
 use history_chat_core::period::Period;
-use history_chat_core::semantic::{SemanticProgress, SemanticStatus};
+use history_chat_core::semantic::{Pace, SemanticProgress, SemanticStatus, TimeLeft};
 use history_chat_core::settings::{Retention, Settings, Switch};
 use history_chat_core::t;
 use history_chat_core::wording;
@@ -85,14 +85,21 @@ fn radio(
     }
 }
 
-/// Asks the worker about topic search (or sends the switch), then keeps asking while it moves.
-async fn follow_semantic(request: Request, state: RwSignal<Option<SemanticProgress>>) {
+/// Asks the worker about topic search (or sends the switch), then keeps asking while it moves,
+/// with the time the build has left at the pace seen meanwhile.
+async fn follow_semantic(
+    request: Request,
+    state: RwSignal<Option<SemanticProgress>>,
+    left: RwSignal<Option<TimeLeft>>,
+) {
     let mut request = request;
+    let mut pace = Pace::default();
     loop {
         let progress = match ask_worker(&request).await {
             Ok(OptionsAnswer::Semantic { progress }) => progress,
             _ => return,
         };
+        let _ = left.try_set(pace.observe(now_ms(), &progress));
         if state.try_set(Some(progress)).is_some() || !progress.is_moving() {
             return;
         }
@@ -151,7 +158,12 @@ pub fn Options() -> impl IntoView {
 
     spawn_local(async move { availability.set(Some(on_device::availability().await)) });
     let understanding = RwSignal::new(None::<SemanticProgress>);
-    spawn_local(follow_semantic(Request::SemanticState, understanding));
+    let understanding_left = RwSignal::new(None::<TimeLeft>);
+    spawn_local(follow_semantic(
+        Request::SemanticState,
+        understanding,
+        understanding_left,
+    ));
     let kept = RwSignal::new(None::<usize>);
     let confirm_forget = RwSignal::new(false);
     spawn_local(ask_kept(Request::KeptPages, kept, feedback));
@@ -292,12 +304,17 @@ pub fn Options() -> impl IntoView {
             .await
             {
                 feedback.ok(t!("options_saved"));
-                follow_semantic(Request::SetSemantic { enabled: on }, understanding).await;
+                follow_semantic(
+                    Request::SetSemantic { enabled: on },
+                    understanding,
+                    understanding_left,
+                )
+                .await;
             }
         });
     };
     let topics_line = move || match understanding.get() {
-        Some(progress) => progress.options_line(),
+        Some(progress) => progress.options_line_left(understanding_left.get()),
         None => t!("options_topics_asking"),
     };
     let topics_building = move || {

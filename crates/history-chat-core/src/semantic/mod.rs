@@ -30,6 +30,7 @@
 //! Like the rest of the core: no clock, no I/O, single-threaded; the worker passes everything in.
 
 pub mod host;
+mod pace;
 mod passage;
 mod progress;
 mod quantised;
@@ -39,6 +40,7 @@ mod vectors;
 use serde::{Deserialize, Serialize};
 
 pub use host::SemanticHost;
+pub use pace::{PACE_MIN_PAGES, PACE_MIN_SPAN_MS, PACE_WINDOW_MS, Pace, TimeLeft};
 pub use passage::{
     PASSAGE_MAX_CHARS, PASSAGE_VERSION, PATH_WORD_MAX_CHARS, URL_PART_MAX_CHARS, is_path_noise,
     page_hash, passage,

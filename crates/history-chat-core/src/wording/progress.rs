@@ -5,7 +5,7 @@ use super::history::relative_time;
 use super::pages;
 use crate::i18n::number;
 use crate::index::IndexProgress;
-use crate::semantic::{SemanticProgress, SemanticStatus, UnavailableReason};
+use crate::semantic::{SemanticProgress, SemanticStatus, TimeLeft, UnavailableReason};
 
 /// The index's wording, for the popup.
 impl IndexProgress {
@@ -55,6 +55,19 @@ impl SemanticProgress {
         }
     }
 
+    /// The options page's line, with the time the build has left where it is known.
+    pub fn options_line_left(&self, left: Option<TimeLeft>) -> String {
+        match (self.status, left) {
+            (SemanticStatus::Building, Some(left)) => t!(
+                "topic_building_left",
+                number(i64::from(self.understood)),
+                pages(self.total as usize),
+                left.words()
+            ),
+            _ => self.options_line(),
+        }
+    }
+
     /// The popup's quiet line while topic search cannot answer for everything yet; `None` once
     /// it can (or when it is off).
     pub fn popup_line(&self) -> Option<String> {
@@ -69,6 +82,32 @@ impl SemanticProgress {
             SemanticStatus::Unavailable(_) => Some(t!("topic_popup_unavailable")),
             SemanticStatus::StorageFull => Some(t!("topic_popup_storage_full")),
         }
+    }
+}
+
+/// A build's time left, in words: "about 12 min left", "about 3 h 10 min left".
+impl TimeLeft {
+    /// Minutes rounded up under an hour; to ten minutes under ten hours; hours beyond.
+    pub fn words(&self) -> String {
+        const MINUTE: i64 = 60 * 1000;
+        let ms = self.0.max(0);
+        if ms < MINUTE {
+            return t!("time_left_under_minute");
+        }
+        let minutes = (ms + MINUTE - 1) / MINUTE;
+        if minutes < 60 {
+            return t!("time_left_minutes", number(minutes));
+        }
+        if minutes < 10 * 60 {
+            let tens = (minutes + 5) / 10;
+            let (hours, rest) = (tens / 6, tens % 6 * 10);
+            return if rest == 0 {
+                t!("time_left_hours", number(hours))
+            } else {
+                t!("time_left_hours_minutes", number(hours), number(rest))
+            };
+        }
+        t!("time_left_hours", number((minutes + 30) / 60))
     }
 }
 
@@ -189,6 +228,70 @@ mod tests {
         for (progress, options, popup) in rows {
             assert_eq!(progress.options_line(), options, "{progress:?}");
             assert_eq!(progress.popup_line().as_deref(), popup, "{progress:?}");
+            // The time left is said only while building.
+            let left = progress.options_line_left(Some(TimeLeft(90_000)));
+            if progress.status == SemanticStatus::Building {
+                assert_eq!(
+                    left,
+                    "Understanding your history: 1,234 of 50,000 pages so far, about 2 min left. What is understood is already searchable."
+                );
+            } else {
+                assert_eq!(left, options, "{progress:?}");
+            }
         }
+    }
+
+    #[test]
+    fn the_time_left_is_rounded_as_a_person_would_say_it() {
+        const MIN: i64 = 60 * 1000;
+        let rows: &[(i64, &str, &str)] = &[
+            (-5, "less than a minute left", "encore moins d’une minute"),
+            (
+                59_999,
+                "less than a minute left",
+                "encore moins d’une minute",
+            ),
+            (MIN, "about 1 min left", "encore environ 1 min"),
+            (MIN + 1, "about 2 min left", "encore environ 2 min"),
+            (59 * MIN, "about 59 min left", "encore environ 59 min"),
+            (60 * MIN, "about 1 h left", "encore environ 1 h"),
+            (64 * MIN, "about 1 h left", "encore environ 1 h"),
+            (
+                65 * MIN,
+                "about 1 h 10 min left",
+                "encore environ 1 h 10 min",
+            ),
+            (
+                198 * MIN,
+                "about 3 h 20 min left",
+                "encore environ 3 h 20 min",
+            ),
+            (
+                9 * 60 * MIN + 56 * MIN,
+                "about 10 h left",
+                "encore environ 10 h",
+            ),
+            (
+                10 * 60 * MIN + 29 * MIN,
+                "about 10 h left",
+                "encore environ 10 h",
+            ),
+            (
+                1_000 * 60 * MIN,
+                "about 1,000 h left",
+                "encore environ 1\u{202f}000 h",
+            ),
+        ];
+        for &(ms, english, _) in rows {
+            assert_eq!(TimeLeft(ms).words(), english, "{ms} ms");
+        }
+        crate::i18n::with_catalogue(
+            crate::i18n::Catalogue::parse(crate::i18n::FRENCH_CATALOGUE).unwrap(),
+            || {
+                for &(ms, _, french) in rows {
+                    assert_eq!(TimeLeft(ms).words(), french, "{ms} ms");
+                }
+            },
+        );
     }
 }
