@@ -202,16 +202,17 @@ describe('a long topic-search build', () => {
     // watched for PACE_MIN_SPAN_MS (10 s), and the options page never says it before.
     const ext = await launchExtension({ history: largeHistory(3_000), topics: true });
     try {
-      const options = await ext.openOptions();
-      await options.evaluate(() => {
+      // Every line the page shows, recorded from its start (before its own scripts run).
+      const options = await ext.context.newPage();
+      await options.addInitScript(() => {
         window.__lines = [];
         const record = () => {
           const line = document.querySelector('.semantic-state')?.textContent ?? '';
-          if (line !== window.__lines[window.__lines.length - 1]) window.__lines.push(line);
+          if (line && line !== window.__lines[window.__lines.length - 1]) window.__lines.push(line);
         };
-        record();
-        new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });
+        new MutationObserver(record).observe(document, { subtree: true, childList: true, characterData: true });
       });
+      await options.goto(ext.url('options.html'));
       await options.waitForFunction(
         () => /Understanding your history: [\d,]+ of [\d,]+ pages so far, about (\d+ min|\d+ h( \d+ min)?) left\./
           .test(document.querySelector('.semantic-state')?.textContent ?? ''),
