@@ -52,7 +52,7 @@ import path from 'node:path';
 import { distDir, launchExtension } from '../e2e/support/launch.mjs';
 import { DAY, MINUTE, demoHistory, largeHistory } from '../e2e/support/fixtures.mjs';
 import { SEL } from '../e2e/support/popup.mjs';
-import { LIVE, openAndAsk, stopServiceWorker, waitForIndex, waitForSnapshot } from '../e2e/support/live.mjs';
+import { LIVE, askWorker, openAndAsk, stopServiceWorker, waitForIndex, waitForSnapshot } from '../e2e/support/live.mjs';
 import { REPO_ROOT, fmt, median, percentile, report, table, verdict } from './lib.mjs';
 
 const INSTALLS = Number(process.env.BENCH_INSTALLS || 4);
@@ -199,7 +199,8 @@ function pollProgress(helper, launchedAt) {
     while (Date.now() - launchedAt < 300_000) {
       let answer;
       try {
-        answer = await helper.evaluate(() => chrome.runtime.sendMessage({ type: 'warm' }));
+        // As `{type, ...fields}`: the wire's answer is externally tagged (`{ready: {pages}}`).
+        answer = await askWorker(helper, { type: 'warm' });
       } catch (e) {
         answer = { type: 'error', message: String(e) };
       }
