@@ -242,6 +242,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(target_arch = "wasm32"))] // natively, the catalogues are compiled in
     fn the_time_left_is_rounded_as_a_person_would_say_it() {
         const MIN: i64 = 60 * 1000;
         let rows: &[(i64, &str, &str)] = &[
