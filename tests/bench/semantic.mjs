@@ -43,6 +43,12 @@ const NATIVE_CPU_BIN = process.env.SEMANTIC_NATIVE_CPU_BIN || '';
 const ENTRIES = Number(process.env.BENCH_ENTRIES || 1000);
 const ROUNDS = Number(process.env.SEMANTIC_ROUNDS || 3); // passes over the texts (wasm and native AVX2)
 const LOADS = 3; // fresh workers timing the model's load
+// The encoder's ways of holding its weights (history-chat-embedding's `Weights`), compared side by
+// side: each in a fresh worker, in turn, WEIGHTS_ROUNDS times (the order reversed every other round).
+const WEIGHTS = ['q4', 'expanded', 'f32', 'q8'];
+const WEIGHTS_ROUNDS = Number(process.env.WEIGHTS_ROUNDS || 2);
+// Pages a call, as the extension's worker embeds them (semantic::host::BATCH_PAGES).
+const PAGE_BATCH = 8;
 const SCAN_SIZES = [10_000, 50_000];
 const SCAN_QUERIES = 50;
 const SCAN_ROUNDS = 4;
@@ -85,7 +91,9 @@ try {
     results.native = native(NATIVE_BIN, 1);
     if (NATIVE_CPU_BIN) results.nativeCpu = native(NATIVE_CPU_BIN, ROUNDS);
   }
-  if (want('model') || want('scan')) {
+  // The texts alone (no timed pass) when only the weights are compared.
+  if (!results.native && want('weights')) results.native = native(NATIVE_BIN, 0);
+  if (want('model') || want('scan') || want('weights')) {
     mkdirSync(path.join(dist, 'bench'));
     for (const file of ['bench.html', 'bench.js', 'model_worker.js']) cpSync(path.join(REPO_ROOT, 'tests', 'bench', 'semantic', file), path.join(dist, 'bench', file));
     if (want('scan')) cpSync(PKG, path.join(dist, 'wasm-bench'), { recursive: true });
@@ -265,6 +273,8 @@ async function inPage(out) {
       await context.close();
     }
 
+    if (want('weights')) out.weights = await weights(open, cdp, out);
+
     if (want('scan')) {
       const { context, page, errors } = await open();
       // The page's own thread: the renderer's main thread (its id is the process's).
@@ -307,6 +317,52 @@ async function inPage(out) {
   }
 }
 
+/** Each way of holding the weights in a fresh worker, in turn: questions one at a time, pages in batches. */
+async function weights(open, cdp, out) {
+  const { context, page, errors } = await open();
+  const pids = (await renderers(cdp)).map((x) => x.pid);
+  const passages = out.native.passages.map((t) => t.text);
+  const queries = out.native.queries.map((t) => t.text);
+  const step = (message) => page.evaluate((m) => window.modelStep(m), message);
+  const rows = Object.fromEntries(
+    WEIGHTS.map((kind) => [kind, { queryMs: [], queryCpuMs: [], pageMs: [], pageCpuMs: [], newModelMs: [], memLoaded: 0, memEnd: 0, vectors: null }]),
+  );
+  for (let round = 0; round < WEIGHTS_ROUNDS; round++) {
+    for (const kind of round % 2 ? [...WEIGHTS].reverse() : WEIGHTS) {
+      log(`weights: ${kind}, round ${round + 1}`);
+      const row = rows[kind];
+      await page.evaluate(() => window.modelStart());
+      const load = await step({ cmd: 'load', weights: kind });
+      row.newModelMs.push(load.newModelMs);
+      row.memLoaded = Math.max(row.memLoaded, load.memLoaded);
+      // One warm-up call of each kind.
+      await step({ cmd: 'embed', texts: passages.slice(0, 1), query: false, rounds: 1 });
+      await step({ cmd: 'batches', texts: passages.slice(0, PAGE_BATCH), query: false, batch: PAGE_BATCH });
+      await step({ cmd: 'embed', texts: queries.slice(0, 1), query: true, rounds: 1 });
+      let cpu = threadsCpuMs(pids, WORKER_THREAD);
+      const asked = await step({ cmd: 'embed', texts: queries, query: true, rounds: 1 });
+      row.queryCpuMs.push((threadsCpuMs(pids, WORKER_THREAD) - cpu) / asked.ms.length);
+      row.queryMs.push(...asked.ms);
+      cpu = threadsCpuMs(pids, WORKER_THREAD);
+      const batches = await step({ cmd: 'batches', texts: passages, query: false, batch: PAGE_BATCH });
+      row.pageCpuMs.push((threadsCpuMs(pids, WORKER_THREAD) - cpu) / passages.length);
+      row.pageMs.push(batches.ms.reduce((a, b) => a + b, 0) / passages.length);
+      row.memEnd = Math.max(row.memEnd, batches.mem);
+      if (!row.vectors) row.vectors = await step({ cmd: 'vectors', texts: [...queries, ...passages.slice(0, 20)], query: false });
+      await step({ cmd: 'free' });
+      await page.evaluate(() => window.modelStop());
+    }
+  }
+  if (errors.length) throw new Error(errors.join('\n'));
+  await context.close();
+  const reference = rows.q4.vectors;
+  for (const row of Object.values(rows)) {
+    row.lowestCosine = Math.min(...row.vectors.map((v, i) => v.reduce((sum, x, j) => sum + x * reference[i][j], 0)));
+    delete row.vectors;
+  }
+  return rows;
+}
+
 /** Compressed sizes (zip, deflate level 9, as scripts/package) of every file of the copy of dist/. */
 function zipSizes() {
   const script = `
@@ -347,7 +403,8 @@ async function extensionBuild() {
   const history = largeHistory(ENTRIES, now);
   log(`extension: ${ENTRIES} entries, building`);
   const launchedAt = Date.now();
-  const ext = await launchExtension({ history, dist });
+  // Topic search on, as a user who turned it on (the test profiles leave it off).
+  const ext = await launchExtension({ history, dist, topics: true });
   const out = { entries: ENTRIES, samples: [], counts: periodCounts(history, now) };
   try {
     // The model's worker thread (in the offscreen document's renderer): its CPU time at each sample.
@@ -360,9 +417,11 @@ async function extensionBuild() {
       const answer = await askWorker(options, { type: 'semanticState' });
       if (answer?.type !== 'semantic') throw new Error(`semanticState answered ${JSON.stringify(answer)}`);
       last = answer.progress;
-      out.samples.push({ ms: Date.now() - launchedAt, status: last.status.type, understood: last.understood, total: last.total, cpuMs: modelCpuMs() });
-      if (last.status.type === 'ready' && last.total > 0) break;
-      if (!['loading', 'building', 'ready'].includes(last.status.type)) throw new Error(`topic search became ${JSON.stringify(last)}`);
+      // Externally tagged on the wire: "building", or {"unavailable": "modelMissing"}.
+      const status = typeof last.status === 'string' ? last.status : Object.keys(last.status ?? {})[0];
+      out.samples.push({ ms: Date.now() - launchedAt, status, understood: last.understood, total: last.total, cpuMs: modelCpuMs() });
+      if (status === 'ready' && last.total > 0) break;
+      if (!['loading', 'building', 'ready'].includes(status)) throw new Error(`topic search became ${JSON.stringify(last)}`);
       if (Date.now() > deadline) throw new Error(`topic search not ready: ${JSON.stringify(last)}`);
       if (out.samples.length % 40 === 0) log(`extension: ${last.understood} / ${last.total} understood after ${secs(Date.now() - launchedAt)}`);
       await options.waitForTimeout(250);
@@ -425,6 +484,41 @@ function write(r) {
       `Figures are p50 / p95 unless said otherwise. Load average (1 min) on this 2-core machine: ${r.load.map((l) => `${fmt(l.load, 1)} at ${l.at.slice(11, 16)} UTC`).join(', ')}: ` +
       `with other work running, wall times grow; the CPU times (each thread's own, from /proc/…/schedstat) do much less.`,
   );
+
+  if (r.weights) {
+    const names = {
+      q4: 'Q4 (4-bit, candle\'s vector-dot kernels)',
+      expanded: 'expanded (4-bit, to f32 for each product; gemm)',
+      f32: 'f32 (expanded once, at load; gemm)',
+      q8: 'Q8 (requantised at load; vector-dot kernels)',
+    };
+    const q4 = r.weights.q4;
+    sections.push(
+      `### The encoder's weights, side by side\n\n` +
+        `Each way in a fresh dedicated worker, in turn, ${WEIGHTS_ROUNDS} rounds (order reversed every other round): ` +
+        `the ${r.native.queries.length} topic questions one at a time, then the ${r.native.passages.length} pages in calls of ${PAGE_BATCH} (\`embed_many\`, as the extension's worker embeds a batch). ` +
+        `CPU times are the worker thread's own (schedstat). Cosine: the lowest, over the questions and 20 pages, against Q4's vector of the same text.`,
+      table(
+        ['weights', 'question p50 / p95 (ms)', 'CPU per question (ms)', 'page in a batch of 8 (ms, mean)', 'CPU per page (ms)', 'pages per second, one core', 'vs Q4 (page CPU)', '`new Model` (ms)', 'wasm memory loaded / after (MB)', 'lowest cosine vs Q4'],
+        WEIGHTS.map((kind) => {
+          const w = r.weights[kind];
+          return [
+            names[kind],
+            pp(w.queryMs),
+            fmt(mean(w.queryCpuMs), 1),
+            fmt(mean(w.pageMs), 1),
+            fmt(mean(w.pageCpuMs), 1),
+            fmt(1000 / mean(w.pageCpuMs), 1),
+            ratio(mean(q4.pageCpuMs), mean(w.pageCpuMs)),
+            fmt(median(w.newModelMs), 0),
+            `${mb(w.memLoaded)} / ${mb(w.memEnd)}`,
+            fmt(w.lowestCosine, 5),
+          ];
+        }),
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
+  }
 
   if (r.native && r.model) {
     const n = r.native;

@@ -1,6 +1,9 @@
-//! The BERT encoder of multilingual-e5-small, on candle-core: 4-bit (Q4_0) weights multiplied
-//! with activations quantised to 8 bits per 32-value block (candle's `QMatMul`, the same scheme
-//! as the reference engine's kernel), f32 everywhere else.
+//! The BERT encoder of multilingual-e5-small, on candle-core. The layers' weights come 4-bit
+//! (Q4_0) from the asset and are held as [`Weights`] says: by default kept 4-bit and expanded to
+//! f32 for each product, which candle hands to gemm's blocked matrix product (SIMD in the browser);
+//! or multiplied 4-bit against activations quantised to 8 bits per 32-value block (candle's
+//! `QMatMul`, the reference engine's scheme), or requantised to 8 bits, or expanded once at load.
+//! f32 everywhere else.
 //!
 //! A batch is its windows' tokens concatenated into one `[tokens, hidden]` matrix: the linear
 //! layers see every token at once, attention runs per window (each window attends only to its
@@ -12,6 +15,7 @@ use std::ops::Range;
 use candle_core::quantized::{GgmlDType, QMatMul, QStorage, QTensor};
 use candle_core::{D, Device, Module, Result, Tensor};
 
+use crate::Weights;
 use crate::asset::{Asset, Dtype, Header, Q4_BLOCK_BYTES, QK};
 use crate::error::AssetError;
 
@@ -23,14 +27,14 @@ const ATTENTION_SCORES: usize = 1 << 20;
 #[derive(Debug)]
 struct Layer {
     /// Query, key and value projections stacked: `[3 × hidden, hidden]`.
-    qkv: QMatMul,
+    qkv: Linear,
     qkv_b: Tensor,
-    out: QMatMul,
+    out: Linear,
     out_b: Tensor,
     attn_ln: Norm,
-    up: QMatMul,
+    up: Linear,
     up_b: Tensor,
-    down: QMatMul,
+    down: Linear,
     down_b: Tensor,
     ffn_ln: Norm,
 }
@@ -46,6 +50,7 @@ struct Norm {
 #[derive(Debug)]
 pub(crate) struct Encoder {
     header: Header,
+    weights: Weights,
     /// Q4_0 blocks, `hidden / 32` per row.
     word: Vec<u8>,
     /// `max_positions × hidden`.
@@ -63,12 +68,13 @@ fn f32s(bytes: &[u8]) -> Vec<f32> {
         .collect()
 }
 
-/// A 4-bit matrix `[rows, cols]` from the Q4_0 blocks of `parts`, stacked by rows.
-fn q4_matmul(
+/// A matrix `[rows, cols]` from the Q4_0 blocks of `parts`, stacked by rows, held as `weights` says.
+fn linear(
     parts: &[&[u8]],
     rows: usize,
     cols: usize,
-) -> std::result::Result<QMatMul, AssetError> {
+    weights: Weights,
+) -> std::result::Result<Linear, AssetError> {
     let len: usize = parts.iter().map(|p| p.len()).sum();
     // candle reads the bytes as 2-byte-aligned blocks: copy them into an aligned buffer first
     // (one tensor at a time, dropped once candle has its own copy).
@@ -84,7 +90,33 @@ fn q4_matmul(
         &Device::Cpu,
         GgmlDType::Q4_0,
     )?;
-    Ok(QMatMul::from_qtensor(QTensor::new(storage, (rows, cols))?)?)
+    let q4 = QTensor::new(storage, (rows, cols))?;
+    Ok(match weights {
+        Weights::Q4 => Linear::Held(QMatMul::QTensor(std::sync::Arc::new(q4))),
+        Weights::Q8 => Linear::Held(QMatMul::QTensor(std::sync::Arc::new(QTensor::quantize(
+            &q4.dequantize(&Device::Cpu)?,
+            GgmlDType::Q8_0,
+        )?))),
+        Weights::F32 => Linear::Held(QMatMul::Tensor(q4.dequantize(&Device::Cpu)?)),
+        Weights::Expanded => Linear::Expanded(q4),
+    })
+}
+
+/// A layer's matrix, and how its product is computed.
+#[derive(Debug)]
+enum Linear {
+    Held(QMatMul),
+    /// 4-bit, expanded to f32 for each product.
+    Expanded(QTensor),
+}
+
+impl Linear {
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        match self {
+            Linear::Held(m) => m.forward(x),
+            Linear::Expanded(q) => x.matmul(&q.dequantize(&Device::Cpu)?.t()?),
+        }
+    }
 }
 
 fn vector(asset: &Asset<'_>, name: &str, len: usize) -> std::result::Result<Tensor, AssetError> {
@@ -106,6 +138,7 @@ impl Encoder {
     pub fn new(
         asset: &Asset<'_>,
         n_pieces: usize,
+        weights: Weights,
     ) -> std::result::Result<(Self, Range<usize>), AssetError> {
         let header = asset.header;
         let (h, ff) = (header.hidden, header.ffn);
@@ -137,20 +170,21 @@ impl Encoder {
                 .map(|p| vector(asset, &format!("l{l}.{p}.b"), h))
                 .collect::<std::result::Result<_, _>>()?;
             layers.push(Layer {
-                qkv: q4_matmul(&[q, k, v], 3 * h, h)?,
+                qkv: linear(&[q, k, v], 3 * h, h, weights)?,
                 qkv_b: Tensor::cat(&qkv_b, 0)?,
-                out: q4_matmul(&[q4(format!("l{l}.ao.w"), h, h)?], h, h)?,
+                out: linear(&[q4(format!("l{l}.ao.w"), h, h)?], h, h, weights)?,
                 out_b: vector(asset, &format!("l{l}.ao.b"), h)?,
                 attn_ln: norm(asset, &format!("l{l}.aln"), h)?,
-                up: q4_matmul(&[q4(format!("l{l}.fi.w"), ff, h)?], ff, h)?,
+                up: linear(&[q4(format!("l{l}.fi.w"), ff, h)?], ff, h, weights)?,
                 up_b: vector(asset, &format!("l{l}.fi.b"), ff)?,
-                down: q4_matmul(&[q4(format!("l{l}.fo.w"), h, ff)?], h, ff)?,
+                down: linear(&[q4(format!("l{l}.fo.w"), h, ff)?], h, ff, weights)?,
                 down_b: vector(asset, &format!("l{l}.fo.b"), h)?,
                 ffn_ln: norm(asset, &format!("l{l}.oln"), h)?,
             });
         }
         let encoder = Encoder {
             header,
+            weights,
             word: Vec::new(),
             pos: f32s(pos),
             type0: f32s(&types[..h * 4]),
@@ -174,9 +208,16 @@ impl Encoder {
     pub fn held_bytes(&self) -> usize {
         let h = self.header.hidden;
         let ff = self.header.ffn;
-        let q4 = |rows: usize, cols: usize| rows * cols / QK * Q4_BLOCK_BYTES;
-        let per_layer =
-            q4(3 * h, h) + q4(h, h) + q4(ff, h) + q4(h, ff) + 4 * (3 * h + h + ff + h + 4 * h);
+        let matrix = |rows: usize, cols: usize| match self.weights {
+            Weights::Q4 | Weights::Expanded => rows * cols / QK * Q4_BLOCK_BYTES,
+            Weights::Q8 => rows * cols / QK * (QK + 2),
+            Weights::F32 => rows * cols * 4,
+        };
+        let per_layer = matrix(3 * h, h)
+            + matrix(h, h)
+            + matrix(ff, h)
+            + matrix(h, ff)
+            + 4 * (3 * h + h + ff + h + 4 * h);
         self.word.capacity()
             + 4 * (self.pos.len() + self.type0.len() + 2 * h)
             + self.layers.len() * per_layer

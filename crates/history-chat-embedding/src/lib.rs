@@ -9,7 +9,7 @@
 //! `tests/golden.rs` checks tokens and vectors against the reference's own output.
 //!
 //! The modules: `asset` (the E5S1 file: shape, vocabulary, weights), `tokenizer` (XLM-R's
-//! unigram tokenizer), `encoder` (the BERT encoder on candle-core's 4-bit matmuls), `error`
+//! unigram tokenizer), `encoder` (the BERT encoder on candle-core, its 4-bit weights expanded for gemm), `error`
 //! (what loading and running can fail with).
 //!
 //! ```no_run
@@ -60,6 +60,25 @@ impl Kind {
     }
 }
 
+/// How the encoder holds its layers' weights (the asset's are 4-bit, Q4_0, whatever this says):
+/// what a product of a layer costs, in time and in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Weights {
+    /// As stored: 4 bits a weight, multiplied block by block with activations quantised to 8
+    /// bits (candle's vector-dot kernels; the reference engine's scheme). 12 MB for the layers.
+    Q4,
+    /// Requantised to 8 bits a weight at load, the same kernels' 8-bit kind. 23 MB.
+    Q8,
+    /// Expanded to f32 at load: the exact 4-bit values, multiplied by a blocked matrix product
+    /// (gemm) with f32 activations. 85 MB.
+    F32,
+    /// As stored, and expanded to f32 for each product (gemm): F32's speed on large batches at
+    /// Q4's memory, plus the expansion's cost, which a batch of many tokens spreads. What the
+    /// extension runs (BENCHMARKS.md, "The encoder's weights").
+    #[default]
+    Expanded,
+}
+
 /// The model, loaded. It holds its own copy of what it needs (4-bit weights, vocabulary): the
 /// asset's bytes are not kept.
 pub struct Embedder {
@@ -81,7 +100,7 @@ impl Embedder {
     /// panic. The model copies what it needs: while it loads, the asset is in memory twice
     /// (see [`Embedder::from_vec`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Embedder, AssetError> {
-        let (tokenizer, mut encoder, word) = Self::parts(bytes)?;
+        let (tokenizer, mut encoder, word) = Self::parts(bytes, Weights::default())?;
         encoder.set_word(bytes[word].to_vec());
         Ok(Embedder { tokenizer, encoder })
     }
@@ -90,8 +109,13 @@ impl Embedder {
     /// of the model) instead of copying them: the memory needed at the peak of loading is the
     /// asset and the rest of the model (about 20 MB), not twice the asset. In WebAssembly, where
     /// memory never shrinks, that peak is what the module keeps.
-    pub fn from_vec(mut bytes: Vec<u8>) -> Result<Embedder, AssetError> {
-        let (tokenizer, mut encoder, word) = Self::parts(&bytes)?;
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Embedder, AssetError> {
+        Self::from_vec_as(bytes, Weights::default())
+    }
+
+    /// [`Embedder::from_vec`] with the layers' weights held as `weights` says.
+    pub fn from_vec_as(mut bytes: Vec<u8>, weights: Weights) -> Result<Embedder, AssetError> {
+        let (tokenizer, mut encoder, word) = Self::parts(&bytes, weights)?;
         let len = word.len();
         bytes.copy_within(word, 0);
         bytes.truncate(len);
@@ -101,7 +125,10 @@ impl Embedder {
     }
 
     /// Everything but the word embeddings, copied out of `bytes`, and where those are.
-    fn parts(bytes: &[u8]) -> Result<(Tokenizer, Encoder, std::ops::Range<usize>), AssetError> {
+    fn parts(
+        bytes: &[u8],
+        weights: Weights,
+    ) -> Result<(Tokenizer, Encoder, std::ops::Range<usize>), AssetError> {
         let mut asset = asset::Asset::parse(bytes)?;
         let vocab = &mut asset.vocab;
         let tokenizer = Tokenizer::new(
@@ -115,7 +142,7 @@ impl Embedder {
             },
             &asset.norm,
         )?;
-        let (encoder, word) = Encoder::new(&asset, tokenizer.len())?;
+        let (encoder, word) = Encoder::new(&asset, tokenizer.len(), weights)?;
         Ok((tokenizer, encoder, word))
     }
 

@@ -2,7 +2,7 @@
 //! a handful of pieces, pseudo-random weights), and every way of breaking it.
 
 use crate::asset::{Q4_BLOCK_BYTES, QK};
-use crate::{AssetError, DIM, Embedder, Kind};
+use crate::{AssetError, DIM, Embedder, Kind, Weights};
 
 /// One directory entry and its data.
 #[derive(Clone)]
@@ -276,6 +276,38 @@ fn a_text_embeds_the_same_alone_and_in_a_batch() {
             .fold(0.0, f32::max);
         assert!(diff < 1e-5, "{text:?}: {diff}");
     }
+}
+
+#[test]
+fn every_way_of_holding_the_weights_embeds_alike() {
+    let bytes = Builder::new().bytes();
+    let texts = ["hello world", "e", "world e hello hello"];
+    let exact = Embedder::from_vec_as(bytes.clone(), Weights::F32).unwrap();
+    let exact_vectors = exact.embed(&texts, Kind::Passage).unwrap();
+    // (weights, lowest cosine with the weights expanded once, at load)
+    let cases = [
+        (Weights::Expanded, 0.999_999),
+        (Weights::Q4, 0.99),
+        (Weights::Q8, 0.99),
+    ];
+    for (weights, lowest) in cases {
+        let model = Embedder::from_vec_as(bytes.clone(), weights).unwrap();
+        let vectors = model.embed(&texts, Kind::Passage).unwrap();
+        for ((text, v), e) in texts.iter().zip(&vectors).zip(&exact_vectors) {
+            let cosine: f32 = v.iter().zip(e).map(|(a, b)| a * b).sum();
+            assert!(cosine >= lowest, "{weights:?}, {text:?}: cosine {cosine}");
+        }
+    }
+    // What each holds: 4 bits a weight (held as stored, or expanded for each product), 8, 32.
+    let held = |weights| {
+        Embedder::from_vec_as(bytes.clone(), weights)
+            .unwrap()
+            .held_bytes()
+    };
+    assert_eq!(held(Weights::Expanded), held(Weights::Q4));
+    assert!(held(Weights::Q4) < held(Weights::Q8));
+    assert!(held(Weights::Q8) < held(Weights::F32));
+    assert_eq!(Weights::default(), Weights::Expanded);
 }
 
 #[test]
