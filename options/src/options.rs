@@ -85,25 +85,38 @@ fn radio(
     }
 }
 
-/// Asks the worker about topic search (or sends the switch), then keeps asking while it moves,
-/// with the time the build has left at the pace seen meanwhile.
+/// Follows topic search's state for the page's life, with the time its build has left at the pace
+/// seen meanwhile: asked once, then every [`PROGRESS_REFRESH_MS`] while the switch is on (a build
+/// starts as pages are visited, and the worker may be starting) or the state still moves. A poll
+/// that goes unanswered, or answered with a failure (a worker starting, its settings not read
+/// yet), is tried again at the next one, silently: the line is never left frozen.
 async fn follow_semantic(
-    request: Request,
+    settings: RwSignal<Option<Settings>>,
     state: RwSignal<Option<SemanticProgress>>,
     left: RwSignal<Option<TimeLeft>>,
 ) {
-    let mut request = request;
     let mut pace = Pace::default();
+    let mut first = true;
     loop {
-        let progress = match ask_worker(&request).await {
-            Ok(OptionsAnswer::Semantic { progress }) => progress,
-            _ => return,
-        };
-        let _ = left.try_set(pace.observe(now_ms(), &progress));
-        if state.try_set(Some(progress)).is_some() || !progress.is_moving() {
+        let Some(on) =
+            settings.try_with_untracked(|s| s.as_ref().is_some_and(|s| s.semantic_search.is_on()))
+        else {
             return;
+        };
+        let moving = state
+            .try_with_untracked(|s| s.as_ref().is_some_and(SemanticProgress::is_moving))
+            .unwrap_or(false);
+        if first || on || moving {
+            first = false;
+            if let Ok(OptionsAnswer::Semantic { progress }) =
+                ask_worker(&Request::SemanticState).await
+            {
+                let _ = left.try_set(pace.observe(now_ms(), &progress));
+                if state.try_set(Some(progress)).is_some() {
+                    return;
+                }
+            }
         }
-        request = Request::SemanticState;
         http::sleep(PROGRESS_REFRESH_MS, &Cancel::new()).await;
     }
 }
@@ -159,11 +172,7 @@ pub fn Options() -> impl IntoView {
     spawn_local(async move { availability.set(Some(on_device::availability().await)) });
     let understanding = RwSignal::new(None::<SemanticProgress>);
     let understanding_left = RwSignal::new(None::<TimeLeft>);
-    spawn_local(follow_semantic(
-        Request::SemanticState,
-        understanding,
-        understanding_left,
-    ));
+    spawn_local(follow_semantic(settings, understanding, understanding_left));
     let kept = RwSignal::new(None::<usize>);
     let confirm_forget = RwSignal::new(false);
     spawn_local(ask_kept(Request::KeptPages, kept, feedback));
@@ -304,12 +313,12 @@ pub fn Options() -> impl IntoView {
             .await
             {
                 feedback.ok(t!("options_saved"));
-                follow_semantic(
-                    Request::SetSemantic { enabled: on },
-                    understanding,
-                    understanding_left,
-                )
-                .await;
+                // The worker told at once; the page's one follower polls from there.
+                if let Ok(OptionsAnswer::Semantic { progress }) =
+                    ask_worker(&Request::SetSemantic { enabled: on }).await
+                {
+                    let _ = understanding.try_set(Some(progress));
+                }
             }
         });
     };

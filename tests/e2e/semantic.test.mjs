@@ -11,6 +11,7 @@ import path from 'node:path';
 import { launchExtension, distDir } from './support/launch.mjs';
 import { SEL, alertText, ask, hrefs, openPopup } from './support/popup.mjs';
 import { LIMIT_MS, flushEvents, waitUntil } from './support/settle.mjs';
+import { largeHistory } from './support/fixtures.mjs';
 import { TYRE, IRON, topicHistory, waitForSemantic, understood, lexical, storedVectors, lexicalPages } from './support/topics.mjs';
 
 describe('topic search with the real model', () => {
@@ -193,4 +194,39 @@ describe('topic search without a usable model', () => {
       }
     });
   }
+});
+
+describe('a long topic-search build', () => {
+  test('the options page says how long the build has left once it has seen its pace', async () => {
+    // 3,000 pages take minutes to understand: the line gains the time left after the page has
+    // watched for PACE_MIN_SPAN_MS (10 s), and the options page never says it before.
+    const ext = await launchExtension({ history: largeHistory(3_000), topics: true });
+    try {
+      // Every line the page shows, recorded from its start (before its own scripts run).
+      const options = await ext.context.newPage();
+      await options.addInitScript(() => {
+        window.__lines = [];
+        const record = () => {
+          const line = document.querySelector('.semantic-state')?.textContent ?? '';
+          if (line && line !== window.__lines[window.__lines.length - 1]) window.__lines.push(line);
+        };
+        new MutationObserver(record).observe(document, { subtree: true, childList: true, characterData: true });
+      });
+      await options.goto(ext.url('options.html'));
+      await options.waitForFunction(
+        () => /Understanding your history: [\d,]+ of [\d,]+ pages so far, about (\d+ min|\d+ h( \d+ min)?) left\./
+          .test(document.querySelector('.semantic-state')?.textContent ?? ''),
+        null,
+        { timeout: LIMIT_MS * 8 },
+      );
+      const lines = await options.evaluate(() => window.__lines);
+      const first = lines.findIndex((line) => / left\./.test(line));
+      assert.ok(lines.slice(0, first).some((line) => /^Understanding your history: [\d,]+ of [\d,]+ pages so far\. /.test(line)),
+        `the build was shown without a time left before its pace was known: ${JSON.stringify(lines.slice(0, first + 1))}`);
+      ext.assertNoNetwork();
+      ext.assertNoErrors();
+    } finally {
+      await ext.close();
+    }
+  });
 });
