@@ -287,6 +287,21 @@ pub async fn ask(question: Question) -> Result<Answer, Response> {
     }
 }
 
+/// Returns once the index has been read at this worker's start (its snapshot loaded, or its build
+/// begun), asking for it if nothing has: topic search's and the pages' content's stores wait for it
+/// before reading theirs, so that a page's first question after the worker starts is not answered
+/// after tens of thousands of stored vectors have been decoded on this thread.
+pub async fn loaded() {
+    warm();
+    while HOST.with_borrow(|host| host.index().is_none()) {
+        let (ready, wait) = oneshot::channel();
+        WAITERS.with_borrow_mut(|waiters| waiters.push(ready));
+        if wait.await.is_err() {
+            log::note("a wait for the index's load ended early; looking again");
+        }
+    }
+}
+
 /// The lexical index's pages for these cleaned URLs, in order; those it does not hold are left out.
 pub fn pages_of(urls: impl IntoIterator<Item = String>) -> Vec<Page> {
     HOST.with_borrow(|host| match host.index() {

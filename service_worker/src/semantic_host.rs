@@ -161,6 +161,8 @@ fn feed(event: Event) {
 fn perform(action: Action) {
     match action {
         Action::LoadStore => spawn_local(async {
+            // After the lexical index: a question asked as the worker starts comes first.
+            index_host::loaded().await;
             let read = record_store::load_in_chunks(
                 Records::Vectors,
                 STORE_CHUNK_RECORDS,
