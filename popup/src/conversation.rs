@@ -4,6 +4,8 @@
 //! of it is lazily loaded (`#[lazy]`, its own chunks): the popup's first module, the shell in
 //! [`crate::popup`], is usable without it, and fetches it at once.
 
+use std::cell::Cell;
+
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::{log, now_ms, on_device, ports, storage};
@@ -14,6 +16,7 @@ use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, key
 use history_chat_core::history::RankedPage;
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
 use history_chat_core::messages::{IndexProgress, Request, Response};
+use history_chat_core::rows;
 use history_chat_core::semantic::SemanticProgress;
 use history_chat_core::t;
 use history_chat_core::wording::history::relative_time;
@@ -67,6 +70,7 @@ async fn load(state: State) {
 /// and says so in the status line and, for a failure, the alert.
 pub(crate) fn finish_turn(state: State, stored: StoredTurn, save_failed: Option<String>) {
     let mut stored = stored;
+    keep_in_place(state, &mut stored);
     // Pages removed from history while the search ran are neither shown nor stored.
     state
         .removed
@@ -110,6 +114,50 @@ pub(crate) fn finish_turn(state: State, stored: StoredTurn, save_failed: Option<
         state
             .alert
             .set(AlertMessage::new(t!("popup_save_failed", error)));
+    }
+}
+
+thread_local! {
+    /// Where the pointer last was over the conversation (client coordinates): where it moved, or
+    /// where the conversation came under it (a list above it showing or going moves it under a
+    /// still pointer); `None` once it left it.
+    static POINTER: Cell<Option<(f64, f64)>> = const { Cell::new(None) };
+}
+
+/// Whether the user is on the newest turn shown: the focus in it, or the pointer over it (where it
+/// last moved over the conversation: the rows may have come under a pointer that did not move).
+fn on_newest_turn() -> bool {
+    let Some(document) = web_sys::window().and_then(|window| window.document()) else {
+        return false;
+    };
+    let Ok(Some(newest)) = document.query_selector("section.conversation article.turn") else {
+        return false;
+    };
+    if newest.matches(":focus-within").unwrap_or(false) {
+        return true;
+    }
+    POINTER
+        .get()
+        .and_then(|(x, y)| document.element_from_point(x as f32, y as f32))
+        .is_some_and(|under| newest.contains(Some(&under)))
+}
+
+/// A turn about to replace the early answer shown for it (the same key, the newest turn): when the
+/// user is on that answer (the pointer over it, the focus in it), its rows stay where they are and
+/// what the new one adds comes after them (`rows::kept_in_place`), so nothing moves under the
+/// pointer as the browser's search or topic search joins in.
+fn keep_in_place(state: State, stored: &mut StoredTurn) {
+    let early = state.turns.with_untracked(|turns| {
+        turns
+            .first()
+            .filter(|shown| shown.key == stored.key && !shown.turn.results.is_empty())
+            .map(|shown| shown.turn.results.clone())
+    });
+    if let Some(shown) = early
+        && on_newest_turn()
+    {
+        let answer = std::mem::take(&mut stored.turn.results);
+        stored.turn.results = rows::kept_in_place(&shown, answer);
     }
 }
 
@@ -162,6 +210,7 @@ async fn follow_worker(state: State) {
                 AskUpdate::Early { key, turn } => {
                     if asked_here.get_value().as_deref() == Some(key.as_str()) {
                         let mut early = StoredTurn { key, turn };
+                        keep_in_place(state, &mut early);
                         removed.with_untracked(|gone| early.turn.drop_pages(gone));
                         status.set(t!("popup_status_searching_further"));
                         turns.update(|turns| {
@@ -259,7 +308,14 @@ pub(crate) fn answers(state: State) -> AnyView {
             })}
         </p>
         {move || live.get().map(|answer| view! { <LiveView answer/> })}
-        <section class="conversation" aria-label=t!("popup_conversation_label") aria-busy=move || busy.get().to_string()>
+        <section
+            class="conversation"
+            aria-label=t!("popup_conversation_label")
+            aria-busy=move || busy.get().to_string()
+            on:pointermove=|event| POINTER.set(Some((f64::from(event.client_x()), f64::from(event.client_y()))))
+            on:pointerover=|event| POINTER.set(Some((f64::from(event.client_x()), f64::from(event.client_y()))))
+            on:pointerleave=|_| POINTER.set(None)
+        >
             <Show when=move || turns.with(Vec::is_empty) && !busy.get()>
                 <p class="hint">{move || hint(state.engine())}</p>
                 <p class="hint device">{move || state.device_note()}</p>

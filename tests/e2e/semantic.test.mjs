@@ -11,7 +11,7 @@ import path from 'node:path';
 import { launchExtension, distDir } from './support/launch.mjs';
 import { SEL, alertText, ask, hrefs, openPopup } from './support/popup.mjs';
 import { LIMIT_MS, flushEvents, waitUntil } from './support/settle.mjs';
-import { largeHistory } from './support/fixtures.mjs';
+import { HOUR, largeHistory } from './support/fixtures.mjs';
 import { TYRE, IRON, topicHistory, waitForSemantic, understood, lexical, storedVectors, lexicalPages } from './support/topics.mjs';
 
 describe('topic search with the real model', () => {
@@ -168,6 +168,63 @@ async function distWithModel(bytes) {
   else await writeFile(model, bytes);
   return dir;
 }
+
+describe('an answer that topic search reorders', () => {
+  // The words find the Lyon weather page first (one word of six) and the bicycle parking page; topic
+  // search finds the parking page, which the whole answer so puts first.
+  const PARKING = { url: 'https://www.lyon.fr/stationnement-velo', title: 'Bicycle parking in the city centre' };
+  const QUESTION = 'bike tyre went flat near Lyon';
+
+  /** Asks QUESTION with the pointer where `at` says; returns every list the new turn showed, and its last. */
+  async function askRecording(popup, at) {
+    await popup.evaluate(() => {
+      window.__shown = [];
+      const section = document.querySelector('section.conversation');
+      const before = section.querySelector('article.turn');
+      const record = () => {
+        const newest = section.querySelector('article.turn');
+        if (!newest || newest === before) return;
+        const list = [...newest.querySelectorAll('ul.results a[href]')].map((a) => a.href);
+        if (list.length && JSON.stringify(list) !== JSON.stringify(window.__shown.at(-1))) window.__shown.push(list);
+      };
+      new MutationObserver(record).observe(section, { subtree: true, childList: true });
+    });
+    await at();
+    const answer = hrefs(await ask(popup, QUESTION));
+    return { shown: await popup.evaluate(() => window.__shown), answer };
+  }
+
+  test('the rows the pointer is on stay in place when topic search\'s answer comes; elsewhere it reorders them', async () => {
+    const now = Date.now();
+    const ext = await launchExtension({
+      history: [...topicHistory(now), { ...PARKING, visits: [now - HOUR] }],
+      topics: true,
+    });
+    try {
+      const popup = await openPopup(ext);
+      await lexicalPages(popup);
+      await waitForSemantic(popup, 'ready');
+      const words = await lexical(popup, QUESTION);
+      assert.equal(words[1], PARKING.url, `the words put the parking page second: ${JSON.stringify(words)}`);
+      // The pointer away from the conversation: the words' answer shows first, then the whole
+      // answer, which moves the parking page up.
+      const away = await askRecording(popup, () => popup.mouse.move(1, 1));
+      assert.deepEqual(away.shown[0], words.slice(0, away.shown[0].length), `the words' answer first: ${JSON.stringify(away.shown)}`);
+      assert.equal(away.answer[0], PARKING.url, `then the whole answer: ${JSON.stringify(away)}`);
+      // The pointer where the new turn's rows come: the words' answer shows, and stays as it is.
+      const on = await askRecording(popup, async () => {
+        const box = await popup.locator('section.conversation').boundingBox();
+        await popup.mouse.move(box.x + 60, box.y + 70);
+      });
+      assert.deepEqual(on.shown[0], away.shown[0], `the words' answer first: ${JSON.stringify(on.shown)}`);
+      assert.deepEqual(on.answer.slice(0, on.shown[0].length), on.shown[0], `no row moved: ${JSON.stringify(on)}`);
+      ext.assertNoNetwork();
+      ext.assertNoErrors();
+    } finally {
+      await ext.close();
+    }
+  });
+});
 
 describe('topic search without a usable model', () => {
   for (const [what, bytes, words] of [

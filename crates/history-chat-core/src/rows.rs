@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::address::Disposition;
+use crate::history::RankedPage;
 
 /// The modifier keys (and the mouse button) of the event that opens a result.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,6 +43,25 @@ pub enum Removal {
     /// The browser's history no longer held it (deleted meanwhile, elsewhere): it is taken out of
     /// the index and the answers all the same.
     AlreadyGone,
+}
+
+/// The rows of an answer that replaces an early one while the user is on it (the pointer over its
+/// rows, or the focus in one): the rows shown stay where they are — each with the answer's fresher
+/// page when it still holds it, kept as shown when it does not, so no row moves or vanishes under
+/// the pointer — and every page the answer adds (topic search's, the browser's) follows, in the
+/// answer's order. The stored turn keeps the answer's own ranking; a later opening shows that.
+pub fn kept_in_place(shown: &[RankedPage], answer: Vec<RankedPage>) -> Vec<RankedPage> {
+    let mut answer: Vec<Option<RankedPage>> = answer.into_iter().map(Some).collect();
+    let mut rows = Vec::with_capacity(shown.len() + answer.len());
+    for page in shown {
+        let fresher = answer
+            .iter_mut()
+            .find(|a| a.as_ref().is_some_and(|a| a.page.url == page.page.url))
+            .and_then(Option::take);
+        rows.push(fresher.unwrap_or_else(|| page.clone()));
+    }
+    rows.extend(answer.into_iter().flatten());
+    rows
 }
 
 #[cfg(test)]
@@ -89,6 +109,68 @@ mod tests {
         ];
         for (keys, expected) in table {
             assert_eq!(open_disposition(keys), expected, "{keys:?}");
+        }
+    }
+
+    fn ranked(url: &str, visits: u32) -> RankedPage {
+        RankedPage {
+            page: crate::history::Page {
+                url: format!("https://{url}/"),
+                title: url.to_owned(),
+                last_visit_ms: 0,
+                visit_count: visits,
+                passage: None,
+            },
+            reason: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_rows_shown_stay_in_place_and_the_added_pages_follow() {
+        // (shown, answer, rows: each page's name and visit count, so the fresher one is seen)
+        type Case = (
+            &'static [&'static str],
+            &'static [&'static str],
+            &'static [(&'static str, u32)],
+        );
+        let table: [Case; 6] = [
+            // Topic search's page ranked first by the answer comes after the shown rows.
+            (
+                &["a", "b"],
+                &["t", "a", "b"],
+                &[("a", 2), ("b", 2), ("t", 2)],
+            ),
+            // Reordered by the answer: the shown order holds.
+            (
+                &["a", "b", "c"],
+                &["c", "a", "b"],
+                &[("a", 2), ("b", 2), ("c", 2)],
+            ),
+            // A shown page the answer left out (cut by the fusion) stays, as it was shown.
+            (&["a", "b"], &["t", "a"], &[("a", 2), ("b", 1), ("t", 2)]),
+            // Every added page follows, however many were shown.
+            (
+                &["a", "b", "c"],
+                &["t", "u", "a"],
+                &[("a", 2), ("b", 1), ("c", 1), ("t", 2), ("u", 2)],
+            ),
+            // Nothing shown: the answer as it is.
+            (&[], &["t", "a"], &[("t", 2), ("a", 2)]),
+            // The same pages: nothing moves.
+            (&["a", "b"], &["a", "b"], &[("a", 2), ("b", 2)]),
+        ];
+        for (shown, answer, expected) in table {
+            let shown: Vec<RankedPage> = shown.iter().map(|u| ranked(u, 1)).collect();
+            let answer: Vec<RankedPage> = answer.iter().map(|u| ranked(u, 2)).collect();
+            let rows: Vec<(String, u32)> = kept_in_place(&shown, answer.clone())
+                .into_iter()
+                .map(|r| (r.page.title, r.page.visit_count))
+                .collect();
+            let expected: Vec<(String, u32)> = expected
+                .iter()
+                .map(|(u, v)| ((*u).to_owned(), *v))
+                .collect();
+            assert_eq!(rows, expected, "shown {shown:?}, answer {answer:?}");
         }
     }
 }
