@@ -55,6 +55,16 @@ thread_local! {
     static ACCESS: Cell<bool> = const { Cell::new(false) };
 }
 
+/// The user is typing or asking (`true`), or has stopped for a while (`false`): no new batch of
+/// passages is embedded meanwhile (timed by `lib.rs`'s `user_active`).
+pub fn user_active(active: bool) {
+    feed(if active {
+        Event::UserActive
+    } else {
+        Event::UserIdle
+    });
+}
+
 /// What is known of the settings changed ([`crate::settings_host`]): the excluded sites and the
 /// cap go to the store, and once the switch is known the store starts (once per worker life;
 /// later the switch comes as a change too, or from the options page's request), and the reader's

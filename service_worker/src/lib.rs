@@ -42,12 +42,17 @@ mod removals;
 mod semantic_host;
 mod settings_host;
 
+use std::cell::Cell;
+
 use events::Event;
+use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::{log, messages, storage};
 use history_chat_core::failure::Failure;
 use history_chat_core::index::host::Question;
 use history_chat_core::messages::{Request, Response};
+use history_chat_core::semantic::host::USER_PAUSE_MS;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::spawn_local;
 
 /// Sets up panic reporting and the UI language's catalogue; called once by the script right after
 /// initialisation.
@@ -106,10 +111,44 @@ pub async fn on_installed() -> Result<(), JsError> {
     Ok(())
 }
 
+thread_local! {
+    /// How many times the user was seen typing or asking ([`user_active`]): the last one's timer
+    /// alone ends the pause.
+    static USER_SEEN: Cell<u64> = const { Cell::new(0) };
+    /// Between the first [`user_active`] and the end of its pause.
+    static USER_PAUSED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The user typed or asked (in the popup, or after the address bar's keyword): the background
+/// builds (topic search's, the pages' content's) start no new batch until [`USER_PAUSE_MS`] after
+/// the last time, so that what the user asked for has the machine.
+fn user_active() {
+    let seen = USER_SEEN.get().wrapping_add(1);
+    USER_SEEN.set(seen);
+    if !USER_PAUSED.replace(true) {
+        semantic_host::user_active(true);
+        content_host::user_active(true);
+    }
+    spawn_local(async move {
+        http::sleep(USER_PAUSE_MS, &Cancel::new()).await;
+        if USER_SEEN.get() == seen {
+            USER_PAUSED.set(false);
+            semantic_host::user_active(false);
+            content_host::user_active(false);
+        }
+    });
+}
+
 /// `chrome.runtime.onMessage`: answers a page's [`history_chat_core::messages::Request`].
 #[wasm_bindgen]
 pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
-    let response = match messages::read_request(&message) {
+    let request = messages::read_request(&message);
+    if let Ok(request) = &request
+        && request.is_user_typing_or_asking(messages::read_sender(&sender).url.as_deref())
+    {
+        user_active();
+    }
+    let response = match request {
         Ok(Request::PageRead { html, .. }) => {
             content_host::page_read(messages::read_sender(&sender), html).await
         }
@@ -210,6 +249,7 @@ pub async fn on_input_started() -> Result<(), JsError> {
 /// `chrome.omnibox.onInputChanged`: suggests the local index's pages for `text` through `suggest`.
 #[wasm_bindgen]
 pub async fn on_input_changed(text: JsValue, suggest: js_sys::Function) -> Result<(), JsError> {
+    user_active();
     omnibox::changed(text.as_string().unwrap_or_default(), suggest).await?;
     Ok(())
 }

@@ -29,6 +29,7 @@ use crate::record_store::{self, Saved};
 
 thread_local! {
     static HOST: RefCell<SemanticHost> = RefCell::new(SemanticHost::new());
+
     static STARTED: Cell<bool> = const { Cell::new(false) };
     /// The last question embedded, and its vector ([`question_vector`]).
     static LAST_QUESTION: RefCell<Option<(String, Vec<f32>)>> = const { RefCell::new(None) };
@@ -52,6 +53,16 @@ pub fn settings_known(known: &KnownSettings) {
             enabled: switch.is_on(),
         });
     }
+}
+
+/// The user is typing or asking (`true`), or has stopped for a while (`false`): no new batch of
+/// pages starts meanwhile (the pause is timed by `lib.rs`'s `user_active`).
+pub fn user_active(active: bool) {
+    feed(if active {
+        Event::UserActive
+    } else {
+        Event::UserIdle
+    });
 }
 
 /// The lexical index gained or updated these pages.

@@ -176,6 +176,31 @@ pub enum Request {
     CancelCatchUp,
 }
 
+/// The popup's page, as the worker sees its messages' sender (`chrome-extension://<id>/popup.html`).
+const POPUP_PAGE: &str = "/popup.html";
+
+impl Request {
+    /// Whether this request is the user typing or asking in the popup (sent from `sender_url`):
+    /// a keystroke's search, the browser's search filling it in, a topic search, a committed
+    /// question. Background work steps aside for a moment after each
+    /// ([`crate::semantic::host::Event::UserActive`]); the same requests from other pages (the
+    /// options page, a test) are not the user typing.
+    pub fn is_user_typing_or_asking(&self, sender_url: Option<&str>) -> bool {
+        let from_popup = sender_url.is_some_and(|url| {
+            let page = url.split(['?', '#']).next().unwrap_or(url);
+            page.starts_with("chrome-extension://") && page.ends_with(POPUP_PAGE)
+        });
+        from_popup
+            && matches!(
+                self,
+                Request::Search { .. }
+                    | Request::BrowserSearch { .. }
+                    | Request::Understand { .. }
+                    | Request::Ask { .. }
+            )
+    }
+}
+
 /// The service worker's answer. Externally tagged (`{"pages": {"pages": [...]}}`), unlike
 /// [`Request`]: the pages read every answer, and an internally tagged enum is read through serde's
 /// buffered `Content`, a second copy of every reader the answer's types have (tens of KB in the
@@ -429,6 +454,47 @@ mod tests {
     use crate::semantic::SemanticStatus;
 
     use super::*;
+
+    #[test]
+    fn only_the_popup_s_searches_and_questions_are_the_user_typing() {
+        let popup = Some("chrome-extension://abcdefghijklmnop/popup.html");
+        let search = Request::Search {
+            query: "cte".into(),
+            start_ms: 0,
+            limit: 25,
+        };
+        let ask = Request::Ask {
+            question: "cte".into(),
+            period: crate::period::Period::default(),
+            key: "k".into(),
+        };
+        // (request, sender, typing or asking)
+        let table = [
+            (&search, popup, true),
+            (&ask, popup, true),
+            (
+                &search,
+                Some("chrome-extension://abcdefghijklmnop/popup.html?tab=1"),
+                true,
+            ),
+            (
+                &search,
+                Some("chrome-extension://abcdefghijklmnop/options.html"),
+                false,
+            ),
+            (&search, Some("https://example.com/popup.html"), false),
+            (&search, None, false),
+            (&Request::Warm, popup, false),
+            (&Request::SemanticState, popup, false),
+        ];
+        for (request, sender, expected) in table {
+            assert_eq!(
+                request.is_user_typing_or_asking(sender),
+                expected,
+                "{request:?} from {sender:?}"
+            );
+        }
+    }
 
     #[test]
     fn requests_and_responses_have_a_stable_shape() {

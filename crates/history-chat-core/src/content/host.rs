@@ -220,6 +220,12 @@ pub enum Event {
     },
     /// The timer set by [`Action::RetryAfter`] fired.
     RetryDue,
+    /// The user is typing or asking: no new batch of passages is embedded until
+    /// [`Event::UserIdle`] (as topic search's build: [`crate::semantic::host::Event::UserActive`]);
+    /// the batch out finishes, and reading and storing pages go on.
+    UserActive,
+    /// The user has done nothing for [`crate::semantic::host::USER_PAUSE_MS`].
+    UserIdle,
 }
 
 /// What the worker must do, returned by [`ContentHost::handle`], in order.
@@ -467,6 +473,8 @@ pub struct ContentHost {
     embed_out: Option<EmbedOut>,
     save_hold: Option<Hold>,
     embed_hold: bool,
+    /// Between [`Event::UserActive`] and [`Event::UserIdle`]: no new batch of passages.
+    user_active: bool,
     /// Why the model cannot run, once it is known not to.
     model: Option<UnavailableReason>,
     /// The store cannot be read or written this session.
@@ -505,6 +513,7 @@ impl Default for ContentHost {
             embed_out: None,
             save_hold: None,
             embed_hold: false,
+            user_active: false,
             model: None,
             store_failing: false,
             embed_failures: 0,
@@ -550,6 +559,11 @@ impl ContentHost {
             Event::Exclusions(exclusions) => self.exclude(exclusions, &mut actions),
             Event::SetCap { bytes } => self.set_cap(bytes, &mut actions),
             Event::RetryDue => self.retry_due(&mut actions),
+            Event::UserActive => self.user_active = true,
+            Event::UserIdle => {
+                self.user_active = false;
+                self.pump(&mut actions);
+            }
         }
         self.lexical.settle();
         actions
@@ -1313,6 +1327,7 @@ impl ContentHost {
         self.model.is_none()
             && !self.store_failing
             && !self.embed_hold
+            && !self.user_active
             && self.save_hold != Some(Hold::StorageFull)
     }
 

@@ -99,6 +99,11 @@ pub const SAVE_ATTEMPTS: u32 = 5;
 /// storage full), never while a build needs it.
 pub const EMBEDDER_IDLE_MS: u32 = 5 * 60 * 1000;
 
+/// How long after the user's last keystroke or question the build waits before its next batch:
+/// longer than the pause between two keystrokes and between the last one and Enter (a question is
+/// typed in bursts), short enough that a build barely slows while the popup stays open unused.
+pub const USER_PAUSE_MS: u32 = 1_500;
+
 /// Records per [`Event::StoreLoaded`] chunk, for the worker: reading one into the arena takes
 /// 4–6 µs in WebAssembly, so a chunk of 2,000 holds the worker's thread 5–10 ms (up to about 40 ms
 /// the few times the arena grows), where 50,000 records in one go hold it 0.2–0.3 s.
@@ -287,6 +292,12 @@ pub enum Event {
     },
     /// The timer set by [`Action::RetryAfter`] fired.
     RetryDue,
+    /// The user is typing or asking (a keystroke's search, a committed question): no new batch
+    /// starts until [`Event::UserIdle`], so that what they asked for has the machine (the pages'
+    /// model holds a core for half a second a batch); the batch out finishes.
+    UserActive,
+    /// The user has done nothing for [`USER_PAUSE_MS`]: the build goes on.
+    UserIdle,
     /// The user turned semantic search on or off.
     SetEnabled(bool),
     /// The excluded sites ([`crate::exclusions`]), when the worker starts and whenever they
@@ -483,6 +494,8 @@ pub struct SemanticHost {
     exclusions: Exclusions,
     /// [`Event::Listed`] came.
     listed: bool,
+    /// Between [`Event::UserActive`] and [`Event::UserIdle`]: no new batch.
+    user_active: bool,
 }
 
 impl SemanticHost {
@@ -511,6 +524,11 @@ impl SemanticHost {
             }
             Event::Saved { batch } => self.saved(batch, &mut actions),
             Event::SaveFailed { batch, quota } => self.save_failed(batch, quota, &mut actions),
+            Event::UserActive => self.user_active = true,
+            Event::UserIdle => {
+                self.user_active = false;
+                self.pump(&mut actions);
+            }
             Event::RetryDue => {
                 if self.hold == Some(Hold::Retry) {
                     self.resume(&mut actions);
@@ -1026,6 +1044,7 @@ impl SemanticHost {
         let idle = matches!(self.phase, Phase::Live)
             && self.unavailable.is_none()
             && self.hold.is_none()
+            && !self.user_active
             && self.batch.is_none();
         if !idle {
             return;

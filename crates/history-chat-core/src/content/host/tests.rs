@@ -466,6 +466,23 @@ fn pages_are_embedded_newest_first_a_few_passages_at_a_time() {
 use crate::content::passages::EMBEDDED_PASSAGES;
 
 #[test]
+fn no_batch_of_passages_starts_while_the_user_types_the_pages_are_still_read_and_stored() {
+    let mut sim = Sim::started();
+    sim.feed(Event::UserActive);
+    // A page read meanwhile: found by its words, its text stored, its passages not sent.
+    sim.read(0, 20, NOW);
+    sim.save_next();
+    assert!(sim.embed.is_none(), "no batch while the user is active");
+    assert_eq!(sim.stored_vectors(0), [false, false, false]);
+    // The user stopped: its passages are embedded, then stored.
+    sim.feed(Event::UserIdle);
+    assert!(sim.embed.is_some());
+    sim.run();
+    assert_eq!(sim.stored_vectors(0), [true, true, true]);
+    sim.check("after the pause");
+}
+
+#[test]
 fn a_restarted_worker_loads_the_store_and_embeds_only_what_was_not() {
     let mut sim = Sim::started();
     for i in 0..6 {

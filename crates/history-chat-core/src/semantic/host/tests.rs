@@ -370,6 +370,39 @@ fn a_first_build_embeds_newest_first_and_a_page_is_searchable_once_stored() {
 }
 
 #[test]
+fn no_batch_starts_while_the_user_types_or_asks_the_one_out_finishes() {
+    let pages = history(3 * BATCH_PAGES as i64);
+    let mut sim = Sim::started(pages.clone());
+    // A keystroke while the first batch is out: it is embedded and stored all the same.
+    sim.feed(Event::UserActive);
+    sim.embed_next();
+    sim.save_next();
+    assert!(sim.finds(&pages[0]));
+    assert!(sim.out.is_none(), "no next batch while the user is active");
+    assert_eq!(sim.status(), SemanticStatus::Building);
+    // More keystrokes change nothing; a page visited meanwhile waits too.
+    sim.feed(Event::UserActive);
+    let visited = page("https://new.example/", "New page", 0);
+    sim.feed(Event::Pages(vec![visited.clone()]));
+    assert!(sim.out.is_none());
+    // The user stopped: the build goes on, newest first, to the end.
+    sim.feed(Event::UserIdle);
+    assert_eq!(sim.embed_next()[0], passage(&visited));
+    sim.run();
+    assert_eq!(
+        (sim.status(), sim.counts()),
+        (
+            SemanticStatus::Ready,
+            (3 * BATCH_PAGES as u32 + 1, 3 * BATCH_PAGES as u32 + 1)
+        )
+    );
+    // Idle with nothing to do, or active and then idle: nothing is sent.
+    sim.feed(Event::UserActive);
+    sim.feed(Event::UserIdle);
+    assert!(sim.out.is_none());
+}
+
+#[test]
 fn a_worker_killed_mid_batch_embeds_that_batch_again_and_stores_nothing_twice() {
     #[derive(Debug, Clone, Copy)]
     enum Kill {
