@@ -11,7 +11,8 @@
 //! JSON lines (to run another engine on the same texts). Page vectors are cached under
 //! `/tmp/history-chat-eval/`, keyed by a hash of the asset and of the passages, and written batch by
 //! batch: the first run embeds the history's 1,237 pages once per model (a stopped run resumes),
-//! later runs only the questions.
+//! later runs only the questions. `HISTORY_CHAT_WEIGHTS=q4` (or `q8`, `f32`) runs the encoder with
+//! those weights instead of the extension's (`Weights`), cached apart.
 
 // A native tool: the clock only times the embedding of the pages (`Instant::now` is disallowed for
 // the wasm32 code, where it panics).
@@ -31,7 +32,7 @@ use history_chat_core::semantic::{
     self, Entry, Quantised, SIMILARITY_FLOOR, SIMILARITY_MARGIN, STANDOUT_MIN_PAGES, STANDOUT_Z,
     STANDOUT_Z_BESIDE_WORDS, Vectors, Words,
 };
-use history_chat_embedding::{DIM, Embedder, Kind};
+use history_chat_embedding::{DIM, Embedder, Kind, Weights};
 
 /// The shipped asset, relative to `HISTORY_CHAT_MODEL_DIR`.
 const ASSET: &str = "e5-small-latin-q4.bin";
@@ -575,13 +576,26 @@ fn load() -> Result<Data, String> {
     })
 }
 
+/// How the encoder holds its weights: `HISTORY_CHAT_WEIGHTS` (`q4`, `q8`, `f32`, `expanded`), the
+/// extension's own (`Weights::default()`) when unset.
+fn weights() -> Weights {
+    match std::env::var("HISTORY_CHAT_WEIGHTS").as_deref() {
+        Ok("q4") => Weights::Q4,
+        Ok("q8") => Weights::Q8,
+        Ok("f32") => Weights::F32,
+        _ => Weights::default(),
+    }
+}
+
 /// Embeds every page (cached) and every query with the model at `path`.
 fn embed_all(data: &Data, path: &Path, name: &'static str) -> Result<Embedded, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let embedder = Embedder::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let weights = weights();
+    let embedder = Embedder::from_vec_as(bytes.clone(), weights)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let passages: Vec<String> = data.pages.iter().map(semantic::passage).collect();
     let key = format!(
-        "{:016x}-{:016x}",
+        "{:016x}-{:016x}-{weights:?}",
         fnv(&bytes),
         fnv(passages.join("\n").as_bytes())
     );
