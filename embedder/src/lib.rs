@@ -24,7 +24,8 @@ impl Model {
         Ok(Model { embedder })
     }
 
-    /// Like the constructor, with the layers' weights held as `weights` says (`q4`, `q8`, `f32`).
+    /// Like the constructor, with the layers' weights held as `weights` says (`q4`, `q8`, `f32`,
+    /// `expanded`: the constructor's), for benchmarks comparing them.
     pub fn with_weights(bytes: Vec<u8>, weights: &str) -> Result<Model, JsError> {
         let weights = match weights {
             "q4" => Weights::Q4,

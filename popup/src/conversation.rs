@@ -23,6 +23,7 @@ use history_chat_core::wording::history::relative_time;
 use history_chat_core::wording::rows::result_count;
 use history_chat_core::wording::search::{no_match_yet, no_results_message, outcome_message};
 
+use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -118,9 +119,9 @@ pub(crate) fn finish_turn(state: State, stored: StoredTurn, save_failed: Option<
 }
 
 thread_local! {
-    /// Where the pointer last was over the conversation (client coordinates): where it moved, or
-    /// where the conversation came under it (a list above it showing or going moves it under a
-    /// still pointer); `None` once it left it.
+    /// Where the pointer last moved in the popup (client coordinates; `None` once it left it). A
+    /// pointer that does not move stays there while the page moves under it (the as-you-type list
+    /// above the conversation shows and goes), so what is under it is read when it matters.
     static POINTER: Cell<Option<(f64, f64)>> = const { Cell::new(None) };
 }
 
@@ -300,6 +301,22 @@ pub(crate) fn answers(state: State) -> AnyView {
                 .collect::<Vec<_>>()
         })
     };
+    // Where the pointer is, for `on_newest_turn`; kept for the popup's life.
+    let moved = window_event_listener(ev::pointermove, |event| {
+        POINTER.set(Some((
+            f64::from(event.client_x()),
+            f64::from(event.client_y()),
+        )));
+    });
+    let left = window_event_listener(ev::pointerout, |event| {
+        if event.related_target().is_none() {
+            POINTER.set(None);
+        }
+    });
+    on_cleanup(move || {
+        moved.remove();
+        left.remove();
+    });
     view! {
         <p class="visually-hidden" aria-live="polite" aria-atomic="true">
             {move || live.with(|live| match live {
@@ -312,9 +329,6 @@ pub(crate) fn answers(state: State) -> AnyView {
             class="conversation"
             aria-label=t!("popup_conversation_label")
             aria-busy=move || busy.get().to_string()
-            on:pointermove=|event| POINTER.set(Some((f64::from(event.client_x()), f64::from(event.client_y()))))
-            on:pointerover=|event| POINTER.set(Some((f64::from(event.client_x()), f64::from(event.client_y()))))
-            on:pointerleave=|_| POINTER.set(None)
         >
             <Show when=move || turns.with(Vec::is_empty) && !busy.get()>
                 <p class="hint">{move || hint(state.engine())}</p>

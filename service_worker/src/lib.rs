@@ -49,7 +49,7 @@ use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::{log, messages, storage};
 use history_chat_core::failure::Failure;
 use history_chat_core::index::host::Question;
-use history_chat_core::messages::{Request, Response};
+use history_chat_core::messages::{Request, Response, from_popup};
 use history_chat_core::semantic::host::USER_PAUSE_MS;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
@@ -144,7 +144,8 @@ fn user_active() {
 pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
     let request = messages::read_request(&message);
     if let Ok(request) = &request
-        && request.is_user_typing_or_asking(messages::read_sender(&sender).url.as_deref())
+        && request.is_typing_or_asking()
+        && from_popup(messages::read_sender(&sender).url.as_deref())
     {
         user_active();
     }

@@ -180,25 +180,28 @@ pub enum Request {
 const POPUP_PAGE: &str = "/popup.html";
 
 impl Request {
-    /// Whether this request is the user typing or asking in the popup (sent from `sender_url`):
+    /// Whether this request is the user typing or asking, when the popup sent it ([`from_popup`]):
     /// a keystroke's search, the browser's search filling it in, a topic search, a committed
     /// question. Background work steps aside for a moment after each
     /// ([`crate::semantic::host::Event::UserActive`]); the same requests from other pages (the
     /// options page, a test) are not the user typing.
-    pub fn is_user_typing_or_asking(&self, sender_url: Option<&str>) -> bool {
-        let from_popup = sender_url.is_some_and(|url| {
-            let page = url.split(['?', '#']).next().unwrap_or(url);
-            page.starts_with("chrome-extension://") && page.ends_with(POPUP_PAGE)
-        });
-        from_popup
-            && matches!(
-                self,
-                Request::Search { .. }
-                    | Request::BrowserSearch { .. }
-                    | Request::Understand { .. }
-                    | Request::Ask { .. }
-            )
+    pub fn is_typing_or_asking(&self) -> bool {
+        matches!(
+            self,
+            Request::Search { .. }
+                | Request::BrowserSearch { .. }
+                | Request::Understand { .. }
+                | Request::Ask { .. }
+        )
     }
+}
+
+/// Whether a message's sender (its page's address) is the extension's popup.
+pub fn from_popup(sender_url: Option<&str>) -> bool {
+    sender_url.is_some_and(|url| {
+        let page = url.split(['?', '#']).next().unwrap_or(url);
+        page.starts_with("chrome-extension://") && page.ends_with(POPUP_PAGE)
+    })
 }
 
 /// The service worker's answer. Externally tagged (`{"pages": {"pages": [...]}}`), unlike
@@ -489,7 +492,7 @@ mod tests {
         ];
         for (request, sender, expected) in table {
             assert_eq!(
-                request.is_user_typing_or_asking(sender),
+                request.is_typing_or_asking() && from_popup(sender),
                 expected,
                 "{request:?} from {sender:?}"
             );
