@@ -378,7 +378,196 @@ fn run() -> Result<(), String> {
     }
     println!();
     beside_words(&data, &int8, &lexical_r);
+    first_passes(&data, &dir.join(ASSET), &lexical_r, shipped)?;
     Ok(())
+}
+
+/// A static first pass: a text's vector is the weighted sum of vectors made once per piece or per
+/// word, with no encoder run per page (the model2vec method, distilled from this model). Reported
+/// beside the encoder for the issue's "recall after the first pass": how many topic questions it
+/// answers, under the stand-out rule with no absolute floor (static cosines are not e5's).
+fn first_passes(
+    data: &Data,
+    path: &Path,
+    lexical_r: &[f64],
+    encoder: Embedded,
+) -> Result<(), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let embedder = Embedder::from_vec(bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let passages: Vec<String> = data.pages.iter().map(semantic::passage).collect();
+    let page_tokens: usize = passages
+        .iter()
+        .map(|p| embedder.tokenize(p, Kind::Passage).len())
+        .sum();
+
+    // Per piece (model2vec): each piece alone through the encoder, the rows centred (the
+    // direction every piece shares says nothing), weighted by SIF from the piece's unigram
+    // probability (a frequent piece says little).
+    let page_pieces: Vec<Vec<u32>> = passages.iter().map(|p| embedder.pieces(p)).collect();
+    let query_pieces: Vec<Vec<u32>> = data
+        .queries
+        .iter()
+        .map(|q| embedder.pieces(&q.query))
+        .collect();
+    let mut ids: Vec<u32> = page_pieces
+        .iter()
+        .chain(&query_pieces)
+        .flatten()
+        .copied()
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let start = Instant::now();
+    let rows = centred(
+        embedder
+            .embed_pieces(&ids)
+            .map_err(|e| format!("distilling pieces: {e}"))?,
+    );
+    let secs = start.elapsed().as_secs_f64();
+    let piece_row: HashMap<u32, &Vec<f32>> = ids.iter().copied().zip(&rows).collect();
+    let embedder = &embedder;
+    let sif = |a: f32| move |id: u32| a / (a + embedder.piece_score(id).unwrap_or(0.0).exp());
+
+    // Per word: each distinct word of the pages and questions through the encoder as a passage.
+    let words_of = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let page_words: Vec<Vec<String>> = passages.iter().map(|p| words_of(p)).collect();
+    let query_words: Vec<Vec<String>> = data.queries.iter().map(|q| words_of(&q.query)).collect();
+    let mut words: Vec<String> = page_words
+        .iter()
+        .chain(&query_words)
+        .flatten()
+        .cloned()
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    let word_tokens: usize = words
+        .iter()
+        .map(|w| embedder.tokenize(w, Kind::Passage).len())
+        .sum();
+    let mut word_rows = Vec::with_capacity(words.len());
+    for chunk in words.chunks(64) {
+        let texts: Vec<&str> = chunk.iter().map(String::as_str).collect();
+        word_rows.extend(
+            embedder
+                .embed(&texts, Kind::Passage)
+                .map_err(|e| format!("embedding words: {e}"))?,
+        );
+    }
+    let word_row: HashMap<&str, &Vec<f32>> =
+        words.iter().map(String::as_str).zip(&word_rows).collect();
+
+    println!(
+        "## A static first pass (no encoder run per page)\n\n\
+         Per piece: {} pieces of the pages and questions distilled in {secs:.1} s ({:.0} a second \
+         natively; the whole vocabulary of {} pieces: about {:.0} s). Per word: {} words, {word_tokens} \
+         tokens through the encoder (the pages' passages: {page_tokens}).\n\n\
+         | first pass | σ above the mean | all topic fused | all topic semantic | lexical kinds fused | worst lexical kind vs lexical alone | nonsense with ≥ 1 hit (cut alone) | nonsense with ≥ 1 hit (cut + gate) | semantic hits per topic question |\n\
+         |---|--:|--:|--:|--:|--:|--:|--:|--:|",
+        ids.len(),
+        ids.len() as f64 / secs,
+        embedder.vocabulary_len(),
+        embedder.vocabulary_len() as f64 * secs / ids.len() as f64,
+        words.len(),
+    );
+    let by_pieces = |weight: &dyn Fn(u32) -> f32| Embedded {
+        name: "pieces",
+        pages: page_pieces
+            .iter()
+            .map(|p| summed(p.iter().map(|&id| (weight(id), piece_row[&id]))))
+            .collect(),
+        queries: query_pieces
+            .iter()
+            .map(|p| summed(p.iter().map(|&id| (weight(id), piece_row[&id]))))
+            .collect(),
+    };
+    let by_words = Embedded {
+        name: "words",
+        pages: page_words
+            .iter()
+            .map(|p| summed(p.iter().map(|w| (1.0, word_row[w.as_str()]))))
+            .collect(),
+        queries: query_words
+            .iter()
+            .map(|p| summed(p.iter().map(|w| (1.0, word_row[w.as_str()]))))
+            .collect(),
+    };
+    let passes = [
+        ("the encoder (what ships)", encoder),
+        (
+            "its first 8 layers",
+            embed_all_layers(data, path, "8 layers", Some(8))?,
+        ),
+        (
+            "its first 6 layers",
+            embed_all_layers(data, path, "6 layers", Some(6))?,
+        ),
+        (
+            "its first 4 layers",
+            embed_all_layers(data, path, "4 layers", Some(4))?,
+        ),
+        ("per piece, unweighted", by_pieces(&|_| 1.0)),
+        ("per piece, SIF 1e-5", by_pieces(&sif(1e-5))),
+        ("per piece, SIF 1e-3", by_pieces(&sif(1e-3))),
+        ("per word", by_words),
+    ];
+    for (name, model) in &passes {
+        let similarities = similarities_int8(data, model);
+        for z in [None, Some(2.0), Some(2.6), Some(3.0)] {
+            let cut = Cut::Standout(StandoutRule {
+                floor: f32::MIN,
+                margin: None,
+                z,
+                z_beside_words: z.map(|z| z + (STANDOUT_Z_BESIDE_WORDS - STANDOUT_Z)),
+            });
+            let gated = answers(data, &similarities, cut, true);
+            let ungated = answers(data, &similarities, cut, false);
+            let row = Row::new(data, &gated, &ungated, lexical_r);
+            println!(
+                "| {name} | {} | {} |",
+                z.map_or(format!("— (the best {SEMANTIC_POOL})"), |z| format!(
+                    "{z:.1}"
+                )),
+                row.cells(data, false)
+            );
+        }
+    }
+    println!();
+    Ok(())
+}
+
+/// Each row less the rows' mean, normalised again.
+fn centred(rows: Vec<Vec<f32>>) -> Vec<Vec<f32>> {
+    let mut centre = vec![0f32; DIM];
+    for row in &rows {
+        for (c, x) in centre.iter_mut().zip(row) {
+            *c += x / rows.len() as f32;
+        }
+    }
+    rows.into_iter()
+        .map(|row| normalised(row.iter().zip(&centre).map(|(x, c)| x - c).collect()))
+        .collect()
+}
+
+/// The weighted sum of `rows`, normalised.
+fn summed<'a>(rows: impl Iterator<Item = (f32, &'a Vec<f32>)>) -> Vec<f32> {
+    let mut sum = vec![0f32; DIM];
+    for (weight, row) in rows {
+        for (s, x) in sum.iter_mut().zip(row) {
+            *s += weight * x;
+        }
+    }
+    normalised(sum)
+}
+
+fn normalised(mut v: Vec<f32>) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().max(1e-12).sqrt();
+    v.iter_mut().for_each(|x| *x /= norm);
+    v
 }
 
 /// How far a topic page must stand out beside a page the words found: what the questions the
@@ -589,15 +778,29 @@ fn weights() -> Weights {
 
 /// Embeds every page (cached) and every query with the model at `path`.
 fn embed_all(data: &Data, path: &Path, name: &'static str) -> Result<Embedded, String> {
+    embed_all_layers(data, path, name, None)
+}
+
+/// [`embed_all`] with only the encoder's first `layers` (all of them: `None`).
+fn embed_all_layers(
+    data: &Data,
+    path: &Path,
+    name: &'static str,
+    layers: Option<usize>,
+) -> Result<Embedded, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let weights = weights();
-    let embedder = Embedder::from_vec_as(bytes.clone(), weights)
+    let mut embedder = Embedder::from_vec_as(bytes.clone(), weights)
         .map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(n) = layers {
+        embedder.keep_layers(n);
+    }
     let passages: Vec<String> = data.pages.iter().map(semantic::passage).collect();
     let key = format!(
-        "{:016x}-{:016x}-{weights:?}",
+        "{:016x}-{:016x}-{weights:?}{}",
         fnv(&bytes),
-        fnv(passages.join("\n").as_bytes())
+        fnv(passages.join("\n").as_bytes()),
+        layers.map_or(String::new(), |n| format!("-{n}layers"))
     );
     let cache = Path::new(CACHE_DIR).join(format!("{key}.f32"));
     // The cache holds the first pages' vectors: a run stopped midway resumes where it was.

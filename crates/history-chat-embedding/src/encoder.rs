@@ -200,6 +200,11 @@ impl Encoder {
     }
 
     /// The longest window, `<s>` and `</s>` included.
+    /// Drops every layer after the first `n`.
+    pub fn keep_layers(&mut self, n: usize) {
+        self.layers.truncate(n);
+    }
+
     pub fn max_positions(&self) -> usize {
         self.header.max_positions
     }

@@ -110,4 +110,12 @@ pub enum EmbedError {
     /// A tensor operation failed (not expected to happen for a loaded model).
     #[error("the embedding computation failed: {0}")]
     Compute(#[from] candle_core::Error),
+    /// A piece id past the vocabulary ([`crate::Embedder::embed_pieces`]).
+    #[error("piece {id} is not in the vocabulary ({len} pieces)")]
+    NoSuchPiece {
+        /// The id asked for.
+        id: u32,
+        /// How many pieces the vocabulary has.
+        len: usize,
+    },
 }

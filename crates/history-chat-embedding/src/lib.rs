@@ -160,6 +160,51 @@ impl Embedder {
         self.tokenizer.content(&format!("{}{text}", kind.prefix()))
     }
 
+    /// The pieces of `text` with no prefix and no `<s>`/`</s>`: what a static embedding sums
+    /// ([`Embedder::embed_pieces`]).
+    pub fn pieces(&self, text: &str) -> Vec<u32> {
+        self.tokenizer.content(text)
+    }
+
+    /// How many pieces the vocabulary has (ids `0..vocabulary_len()`).
+    pub fn vocabulary_len(&self) -> usize {
+        self.tokenizer.len()
+    }
+
+    /// The unigram log-probability of piece `id`: how common the piece is in the model's training
+    /// text, which weighs it in a static embedding (a frequent piece says little).
+    pub fn piece_score(&self, id: u32) -> Option<f32> {
+        self.tokenizer.score(id)
+    }
+
+    /// Each piece through the encoder alone (`<s> piece </s>`, no prefix), mean-pooled and
+    /// L2-normalised: the rows of a static embedding table, distilled from the model (the
+    /// model2vec method). An id outside the vocabulary is an error.
+    pub fn embed_pieces(&self, ids: &[u32]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let len = self.tokenizer.len();
+        if let Some(&id) = ids.iter().find(|&&id| id as usize >= len) {
+            return Err(EmbedError::NoSuchPiece { id, len });
+        }
+        let Specials { bos, eos, .. } = self.tokenizer.specials();
+        let windows: Vec<[u32; 3]> = ids.iter().map(|&id| [bos, id, eos]).collect();
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in windows.chunks(CHUNK_TOKENS / 3) {
+            let refs: Vec<&[u32]> = chunk.iter().map(|w| w.as_slice()).collect();
+            for mut v in self.encoder.forward(&refs)? {
+                let norm = v.iter().map(|x| x * x).sum::<f32>().max(1e-12).sqrt();
+                v.iter_mut().for_each(|x| *x /= norm);
+                out.push(v);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Keeps only the encoder's first `n` layers (of 12): a cheaper, worse model, for the
+    /// evaluation of cheaper first passes (`examples/eval.rs`). Vectors still come normalised.
+    pub fn keep_layers(&mut self, n: usize) {
+        self.encoder.keep_layers(n);
+    }
+
     /// The text of token `id` (`▁` marks a word start), if it is in the vocabulary.
     pub fn piece(&self, id: u32) -> Option<&str> {
         self.tokenizer.piece(id)

@@ -2,7 +2,7 @@
 //! a handful of pieces, pseudo-random weights), and every way of breaking it.
 
 use crate::asset::{Q4_BLOCK_BYTES, QK};
-use crate::{AssetError, DIM, Embedder, Kind, Weights};
+use crate::{AssetError, DIM, EmbedError, Embedder, Kind, Weights};
 
 /// One directory entry and its data.
 #[derive(Clone)]
@@ -353,6 +353,63 @@ fn a_long_text_is_the_token_weighted_mean_of_its_windows() {
     for (a, b) in whole.iter().zip(&mean) {
         assert!((a - b / norm).abs() < 1e-5);
     }
+}
+
+#[test]
+fn a_piece_alone_is_its_row_of_a_static_table() {
+    // The model2vec distillation's primitives: a text's pieces without prefix or markers, each
+    // piece alone through the encoder (`<s> piece </s>`), normalised, and a typed error past the
+    // vocabulary.
+    let model = Embedder::from_bytes(&Builder::new().bytes()).unwrap();
+    let pieces = model.pieces("hello world");
+    let with_prefix = model.tokenize("hello world", Kind::Passage);
+    assert!(with_prefix.ends_with(&[pieces.as_slice(), &[*with_prefix.last().unwrap()]].concat()));
+    assert_eq!(
+        pieces
+            .iter()
+            .map(|&id| model.piece(id).unwrap())
+            .collect::<Vec<_>>(),
+        ["▁hello", "▁world"]
+    );
+    let rows = model.embed_pieces(&pieces).unwrap();
+    let (bos, eos) = (with_prefix[0], *with_prefix.last().unwrap());
+    for (&id, row) in pieces.iter().zip(&rows) {
+        let raw = &model.encoder.forward(&[&[bos, id, eos]]).unwrap()[0];
+        let norm = raw.iter().map(|v| v * v).sum::<f32>().sqrt();
+        for (a, b) in row.iter().zip(raw) {
+            assert!((a - b / norm).abs() < 1e-6);
+        }
+    }
+    assert_ne!(rows[0], rows[1]);
+    // Every piece has its unigram log-probability, nothing past the vocabulary has one.
+    assert!(model.piece_score(pieces[0]).is_some());
+    let len = model.vocabulary_len();
+    assert_eq!(model.piece_score(len as u32), None);
+    assert!(matches!(
+        model.embed_pieces(&[pieces[0], len as u32]),
+        Err(EmbedError::NoSuchPiece { id, len: l }) if id == len as u32 && l == len
+    ));
+    assert!(model.embed_pieces(&[]).unwrap().is_empty());
+}
+
+#[test]
+fn fewer_layers_make_another_model() {
+    let bytes = Builder::new().bytes();
+    let full = Embedder::from_bytes(&bytes).unwrap();
+    let mut none = Embedder::from_bytes(&bytes).unwrap();
+    none.keep_layers(0);
+    let text = ["hello world e"];
+    let (a, b) = (
+        full.embed(&text, Kind::Query).unwrap(),
+        none.embed(&text, Kind::Query).unwrap(),
+    );
+    assert_ne!(a, b);
+    let norm: f32 = b[0].iter().map(|x| x * x).sum();
+    assert!((norm - 1.0).abs() < 1e-4);
+    // Keeping as many layers as there are changes nothing.
+    let mut all = Embedder::from_bytes(&bytes).unwrap();
+    all.keep_layers(usize::MAX);
+    assert_eq!(all.embed(&text, Kind::Query).unwrap(), a);
 }
 
 #[test]

@@ -142,6 +142,11 @@ impl Tokenizer {
         self.scores.len()
     }
 
+    /// The unigram log-probability of piece `id` (what the Viterbi search maximises).
+    pub fn score(&self, id: u32) -> Option<f32> {
+        self.scores.get(id as usize).copied()
+    }
+
     fn piece_bytes(&self, id: usize) -> &[u8] {
         let (a, b) = (self.offsets[id] as usize, self.offsets[id + 1] as usize);
         &self.blob.as_bytes()[a..b]
