@@ -2,7 +2,8 @@
 // document (embedder.js) runs two of them, one for questions and one for pages, so that a question
 // never waits behind a page. Each starts loading the model as soon as it starts (the document
 // starts the question's worker ahead of the first question) and answers its jobs one at a time,
-// in the order they came.
+// in the order they came. A job with no text only loads the model (the popup opened: a question
+// may come).
 import init, { Model } from './pkg/history_chat_embedder.js';
 
 const MODEL_URL = new URL('./model/e5-small-latin-q4.bin', import.meta.url);
@@ -66,5 +67,6 @@ onmessage = async ({ data }) => {
   }
 };
 
-// Loaded now, not at the first job: a failure is kept and answered to every job.
-load().catch(() => {});
+// Loaded now, not at the first job: a failure is kept and answered to every job. The document
+// hears when the load is over, either way (the pages' worker waits for the questions' model).
+load().then(() => postMessage({ loaded: true }), () => postMessage({ loaded: false }));

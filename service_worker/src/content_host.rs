@@ -55,6 +55,12 @@ thread_local! {
     static ACCESS: Cell<bool> = const { Cell::new(false) };
 }
 
+/// The computer runs on a low battery (`true`), or no longer does: no batch of passages starts
+/// meanwhile.
+pub fn battery_low(low: bool) {
+    feed(Event::BatteryLow(low));
+}
+
 /// The user is typing or asking (`true`), or has stopped for a while (`false`): no new batch of
 /// passages is embedded meanwhile (timed by `lib.rs`'s `user_active`).
 pub fn user_active(active: bool) {
@@ -231,6 +237,11 @@ pub fn holds(url: &str) -> bool {
     HOST.with_borrow(|host| host.holds(url))
 }
 
+/// Whether some page's content is held: a search then embeds its question.
+pub fn searchable() -> bool {
+    HOST.with_borrow(|host| host.progress().pages > 0)
+}
+
 /// The pages that said something matching `query` (its `site:` terms taken out), visited since
 /// `start_ms`, best first, at most `limit`, each with the passage that matched; and whether the
 /// words alone found a page of the period (how the plan places them).
@@ -241,8 +252,7 @@ pub async fn search(query: &str, start_ms: i64, limit: usize) -> Response {
         ..
     } = site_filter::parse(query);
     let words = index_host::words(&query, &sites, start_ms);
-    let searchable = HOST.with_borrow(|host| host.progress().pages > 0);
-    if !searchable || query.trim().is_empty() {
+    if !searchable() || query.trim().is_empty() {
         return Response::ContentFound {
             pages: Vec::new(),
             words,

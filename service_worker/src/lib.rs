@@ -49,7 +49,7 @@ use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::{log, messages, storage};
 use history_chat_core::failure::Failure;
 use history_chat_core::index::host::Question;
-use history_chat_core::messages::{Request, Response, from_popup};
+use history_chat_core::messages::{Request, Response, from_extension_page, from_popup};
 use history_chat_core::semantic::host::USER_PAUSE_MS;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
@@ -143,11 +143,12 @@ fn user_active() {
 #[wasm_bindgen]
 pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
     let request = messages::read_request(&message);
-    if let Ok(request) = &request
-        && request.is_typing_or_asking()
-        && from_popup(messages::read_sender(&sender).url.as_deref())
-    {
-        user_active();
+    let popup = || from_popup(messages::read_sender(&sender).url.as_deref());
+    match &request {
+        // The popup opened: its first question should not wait for the model to load.
+        Ok(Request::Warm) if popup() => semantic_host::warm_questions(),
+        Ok(request) if request.is_typing_or_asking() && popup() => user_active(),
+        _ => {}
     }
     let response = match request {
         Ok(Request::PageRead { html, .. }) => {
@@ -167,6 +168,14 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
         Ok(Request::CatchUpPlan { days }) => catch_up::plan(days).await,
         Ok(Request::CatchUp { days }) => catch_up::begin(days).await,
         Ok(Request::CancelCatchUp) => catch_up::cancel().await,
+        Ok(Request::Battery(battery)) => {
+            if from_extension_page(messages::read_sender(&sender).url.as_deref()) {
+                let low = battery.is_low();
+                semantic_host::battery_low(low);
+                content_host::battery_low(low);
+            }
+            Response::Noted
+        }
         Ok(Request::Understand {
             query,
             start_ms,

@@ -24,8 +24,8 @@ use history_chat_core::site_filter;
 
 use wasm_bindgen_futures::spawn_local;
 
-use crate::index_host;
 use crate::record_store::{self, Saved};
+use crate::{content_host, index_host};
 
 thread_local! {
     static HOST: RefCell<SemanticHost> = RefCell::new(SemanticHost::new());
@@ -63,6 +63,12 @@ pub fn user_active(active: bool) {
     } else {
         Event::UserIdle
     });
+}
+
+/// The computer runs on a low battery (`true`), or no longer does: no batch of pages starts
+/// meanwhile.
+pub fn battery_low(low: bool) {
+    feed(Event::BatteryLow(low));
 }
 
 /// The lexical index gained or updated these pages.
@@ -103,7 +109,7 @@ pub fn state() -> Response {
 /// (a page it no longer holds is never shown).
 pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
     let progress = HOST.with_borrow(SemanticHost::progress);
-    let searchable = HOST.with_borrow(|host| !host.vectors().is_empty());
+    let searchable = HOST.with_borrow(SemanticHost::answers_questions);
     let site_filter::SiteQuestion {
         words: query,
         filter: sites,
@@ -130,6 +136,21 @@ pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
         pages,
         words,
         progress: HOST.with_borrow(SemanticHost::progress),
+    }
+}
+
+/// The popup opened: a question may come. When one would be embedded (by topic search, or by the
+/// pages' content), the questions' model is loaded now rather than after Enter; loaded already,
+/// this costs a message to the model's document. A failure is logged: the question will meet it
+/// and say so.
+pub fn warm_questions() {
+    let wanted = HOST.with_borrow(SemanticHost::answers_questions) || content_host::searchable();
+    if wanted {
+        spawn_local(async {
+            if let Err(error) = embedder::warm(TextKind::Query, EMBEDDER_IDLE_MS).await {
+                log::failure("loading the questions' model", &error);
+            }
+        });
     }
 }
 

@@ -53,7 +53,7 @@ import { distDir, launchExtension } from '../e2e/support/launch.mjs';
 import { DAY, MINUTE, demoHistory, largeHistory } from '../e2e/support/fixtures.mjs';
 import { SEL } from '../e2e/support/popup.mjs';
 import { LIVE, askWorker, openAndAsk, stopServiceWorker, waitForIndex, waitForSnapshot } from '../e2e/support/live.mjs';
-import { REPO_ROOT, fmt, median, percentile, report, table, verdict } from './lib.mjs';
+import { REPO_ROOT, fmt, instrumentCommitted, median, percentile, report, table, verdict } from './lib.mjs';
 
 const INSTALLS = Number(process.env.BENCH_INSTALLS || 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 4);
@@ -91,58 +91,6 @@ async function prepareDist() {
   return { dist: path.join(dir, 'dist'), cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Installed before the page's own scripts: focus, keystrokes, the as-you-type section, Enter and the answer. */
-function instrumentCommitted([search, answerSel, live]) {
-  const b = (window.__bench = { focusAt: undefined, inputs: [], live: [], enterAt: undefined, answerAt: undefined, answer: null });
-  let before = new Set();
-  const mark = (el) => {
-    if (b.focusAt === undefined && el?.matches?.(search)) b.focusAt = performance.now();
-  };
-  document.addEventListener('focusin', (e) => mark(e.target), true);
-  const poll = () => {
-    mark(document.activeElement);
-    if (b.focusAt === undefined) requestAnimationFrame(poll);
-  };
-  requestAnimationFrame(poll);
-  document.addEventListener('input', (e) => {
-    if (e.target.matches?.(search)) b.inputs.push(performance.now());
-  }, true);
-  document.addEventListener('keydown', (e) => {
-    if (e.key !== 'Enter' || !e.target.matches?.(search) || b.enterAt !== undefined) return;
-    const now = performance.now();
-    // The event's own time counts the wait for a busy main thread; trust it only if it is on this clock.
-    b.enterAt = e.timeStamp > now - 5_000 && e.timeStamp <= now ? e.timeStamp : now;
-    before = new Set(document.querySelectorAll(answerSel));
-  }, true);
-  const inLive = (node) => node.nodeType === 1 && (node.matches(live) || node.querySelector(live));
-  new MutationObserver((records) => {
-    const at = performance.now();
-    if (live) {
-      const section = document.querySelector(live);
-      const touched = records.some((r) => section?.contains(r.target) || [...r.addedNodes, ...r.removedNodes].some(inLive));
-      if (touched) {
-        b.live.push({
-          at,
-          shows: Boolean(section?.querySelector('ul a, p.notice')),
-          results: section ? section.querySelectorAll('ul a').length : 0,
-          notices: section ? [...section.querySelectorAll('p.notice')].map((p) => p.textContent.trim()) : [],
-        });
-      }
-    }
-    if (b.enterAt !== undefined && b.answerAt === undefined && !document.querySelector('[aria-busy="true"]')) {
-      for (const el of document.querySelectorAll(answerSel)) {
-        if (before.has(el) || !el.querySelector('li a, p.notice')) continue;
-        b.answerAt = at;
-        b.answer = {
-          question: el.querySelector('p.question')?.textContent.trim() ?? null,
-          results: el.querySelectorAll('li a').length,
-          notice: el.querySelector('li a') ? null : el.querySelector('p.notice')?.textContent.trim() ?? null,
-        };
-        break;
-      }
-    }
-  }).observe(document, { childList: true, subtree: true, characterData: true });
-}
 
 /** One run of `kind` ('hc' | 'original') for `question`; see the header. */
 async function run(ext, kind, question) {

@@ -34,3 +34,61 @@ export function report(name, title, sections) {
 export const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 export const mb = (bytes) => fmt(bytes / (1024 * 1024), 1);
 export const verdict = (ok) => (ok ? 'met' : '**not met**');
+
+/**
+ * Installed before a page's own scripts (`page.addInitScript(instrumentCommitted, [search box,
+ * answer, as-you-type section or null])`): records in `window.__bench` the search box's focus, the
+ * keystrokes, the as-you-type section's changes, Enter, and the first new answer rendered once
+ * nothing is `aria-busy`.
+ */
+export function instrumentCommitted([search, answerSel, live]) {
+  const b = (window.__bench = { focusAt: undefined, inputs: [], live: [], enterAt: undefined, answerAt: undefined, answer: null });
+  let before = new Set();
+  const mark = (el) => {
+    if (b.focusAt === undefined && el?.matches?.(search)) b.focusAt = performance.now();
+  };
+  document.addEventListener('focusin', (e) => mark(e.target), true);
+  const poll = () => {
+    mark(document.activeElement);
+    if (b.focusAt === undefined) requestAnimationFrame(poll);
+  };
+  requestAnimationFrame(poll);
+  document.addEventListener('input', (e) => {
+    if (e.target.matches?.(search)) b.inputs.push(performance.now());
+  }, true);
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || !e.target.matches?.(search) || b.enterAt !== undefined) return;
+    const now = performance.now();
+    // The event's own time counts the wait for a busy main thread; trust it only if it is on this clock.
+    b.enterAt = e.timeStamp > now - 5_000 && e.timeStamp <= now ? e.timeStamp : now;
+    before = new Set(document.querySelectorAll(answerSel));
+  }, true);
+  const inLive = (node) => node.nodeType === 1 && (node.matches(live) || node.querySelector(live));
+  new MutationObserver((records) => {
+    const at = performance.now();
+    if (live) {
+      const section = document.querySelector(live);
+      const touched = records.some((r) => section?.contains(r.target) || [...r.addedNodes, ...r.removedNodes].some(inLive));
+      if (touched) {
+        b.live.push({
+          at,
+          shows: Boolean(section?.querySelector('ul a, p.notice')),
+          results: section ? section.querySelectorAll('ul a').length : 0,
+          notices: section ? [...section.querySelectorAll('p.notice')].map((p) => p.textContent.trim()) : [],
+        });
+      }
+    }
+    if (b.enterAt !== undefined && b.answerAt === undefined && !document.querySelector('[aria-busy="true"]')) {
+      for (const el of document.querySelectorAll(answerSel)) {
+        if (before.has(el) || !el.querySelector('li a, p.notice')) continue;
+        b.answerAt = at;
+        b.answer = {
+          question: el.querySelector('p.question')?.textContent.trim() ?? null,
+          results: el.querySelectorAll('li a').length,
+          notice: el.querySelector('li a') ? null : el.querySelector('p.notice')?.textContent.trim() ?? null,
+        };
+        break;
+      }
+    }
+  }).observe(document, { childList: true, subtree: true, characterData: true });
+}

@@ -12,7 +12,8 @@ import { launchExtension, distDir } from './support/launch.mjs';
 import { SEL, alertText, ask, hrefs, openPopup } from './support/popup.mjs';
 import { LIMIT_MS, flushEvents, waitUntil } from './support/settle.mjs';
 import { HOUR, largeHistory } from './support/fixtures.mjs';
-import { TYRE, IRON, topicHistory, waitForSemantic, understood, lexical, storedVectors, lexicalPages } from './support/topics.mjs';
+import { TYRE, IRON, BUILD_LIMIT_MS, topicHistory, semanticState, waitForSemantic, understood, lexical, storedVectors, lexicalPages } from './support/topics.mjs';
+import { askWorker } from './support/live.mjs';
 
 describe('topic search with the real model', () => {
   let ext;
@@ -280,6 +281,38 @@ describe('a long topic-search build', () => {
       const first = lines.findIndex((line) => / left\./.test(line));
       assert.ok(lines.slice(0, first).some((line) => /^Understanding your history: [\d,]+ of [\d,]+ pages so far\. /.test(line)),
         `the build was shown without a time left before its pace was known: ${JSON.stringify(lines.slice(0, first + 1))}`);
+      ext.assertNoNetwork();
+      ext.assertNoErrors();
+    } finally {
+      await ext.close();
+    }
+  });
+
+  test('on a low battery the build pauses and says so; charging, it goes on to the end', async () => {
+    // The offscreen document tells the worker the battery's state (headless Chromium's is
+    // charging and full, so it tells nothing here); the test sends what it would send on a low
+    // battery, through the same message.
+    const ext = await launchExtension({ history: largeHistory(300), topics: true });
+    try {
+      const options = await ext.openOptions();
+      await waitUntil(async () => {
+        const state = await semanticState(options);
+        return state.understood > 0 && state.status.type === 'building';
+      }, 'the first pages understood', { timeout: BUILD_LIMIT_MS });
+      const noted = await askWorker(options, { type: 'battery', charging: false, level: 0.12 });
+      assert.equal(noted?.type, 'noted');
+      const paused = await waitForSemantic(options, 'paused');
+      assert.ok(paused.understood < paused.total, `paused with pages left: ${JSON.stringify(paused)}`);
+      await options.waitForFunction(
+        () => /^Topic search is paused while your computer runs on a low battery: [\d,]+ of [\d,]+ pages understood so far, and searchable\. It goes on once the computer is charging\.$/
+          .test(document.querySelector('.semantic-state')?.textContent ?? ''),
+        null,
+        { timeout: LIMIT_MS },
+      );
+      // Plugged in: the build goes on and ends.
+      await askWorker(options, { type: 'battery', charging: true, level: 0.12 });
+      const ready = await waitForSemantic(options, 'ready');
+      assert.equal(ready.understood, await lexicalPages(options), 'every page understood');
       ext.assertNoNetwork();
       ext.assertNoErrors();
     } finally {

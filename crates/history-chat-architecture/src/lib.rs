@@ -38,7 +38,7 @@ pub const CORE_LAYERS: &[(&str, &[&str])] = &[
     (
         "primitives",
         &[
-            "i18n", "lenient", "percent", "address", "period", "api_key", "failure",
+            "i18n", "lenient", "percent", "address", "period", "api_key", "failure", "power",
         ],
     ),
     // Browser history as History Chat understands it: cleaned pages, exclusions, kept pages, sites.

@@ -96,6 +96,13 @@ pub async fn embed(
     }
 }
 
+/// Has the model that embeds `kind` loaded (the document created if need be), without embedding
+/// anything: the next text of that kind then does not wait for the load. `idle_ms` as for
+/// [`embed`].
+pub async fn warm(kind: TextKind, idle_ms: u32) -> Result<(), EmbedderError> {
+    embed(kind, &[], 0, idle_ms).await.map(drop)
+}
+
 /// Closes the document (and so the model's worker and its memory), if it is open; while a page is
 /// being read ([`crate::reader`]), once that reading is over.
 pub async fn close() {

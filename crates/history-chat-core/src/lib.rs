@@ -18,6 +18,7 @@
 //! - [`period`]: the search periods ("last 7 days") and their arithmetic.
 //! - [`api_key`]: the Gemini key as a type that cannot be printed.
 //! - [`failure`]: what went wrong, as values the wire and the stored turns carry.
+//! - [`power`]: the battery as the browser tells it, and when background work waits for it.
 //!
 //! **History** — the browser's history as History Chat understands it:
 //! - [`clean`]: URL normalisation (what never reaches the user or a model).
@@ -70,6 +71,7 @@ pub mod address;
 pub mod api_key;
 pub mod failure;
 pub mod period;
+pub mod power;
 
 pub mod archive;
 pub mod clean;

@@ -11,6 +11,7 @@ use crate::history::Page;
 pub use crate::index::IndexProgress;
 use crate::index::host::Answer;
 use crate::period::Period;
+use crate::power::Battery;
 use crate::rows::Removal;
 use crate::semantic::{SemanticProgress, Words};
 
@@ -27,8 +28,9 @@ pub const QUERY_PATIENCE_MS: u32 = 10_000;
     rename_all_fields = "camelCase"
 )]
 pub enum Request {
-    /// The popup opened: load the index now if it is not loaded. Answered with [`Response::Ready`]
-    /// or [`Response::Indexing`].
+    /// The popup opened: load the index now if it is not loaded, and (sent from the popup) the
+    /// questions' model if a question would be embedded. Answered with [`Response::Ready`] or
+    /// [`Response::Indexing`].
     Warm,
     /// Smart local search: the index's best pages for `query` among pages last visited at or after
     /// `start_ms`, answered at once from the index (for each keystroke and for a committed
@@ -174,6 +176,11 @@ pub enum Request {
     },
     /// The options page's Cancel of the catch-up. Answered with [`Response::Content`].
     CancelCatchUp,
+    /// The battery's state, from the offscreen document (where `navigator.getBattery()` is):
+    /// when it starts, when it changes, and with each batch of pages while it is low. On a low
+    /// battery ([`Battery::is_low`]) the background builds pause. Taken only from the extension's
+    /// own pages ([`from_extension_page`]). Answered with [`Response::Noted`].
+    Battery(Battery),
 }
 
 /// The popup's page, as the worker sees its messages' sender (`chrome-extension://<id>/popup.html`).
@@ -194,6 +201,12 @@ impl Request {
                 | Request::Ask { .. }
         )
     }
+}
+
+/// Whether a message's sender (its page's address) is one of the extension's own pages (not a
+/// content script in a visited page).
+pub fn from_extension_page(sender_url: Option<&str>) -> bool {
+    sender_url.is_some_and(|url| url.starts_with("chrome-extension://"))
 }
 
 /// Whether a message's sender (its page's address) is the extension's popup.
@@ -281,7 +294,7 @@ pub enum Response {
         /// A search was running, and is cancelled.
         cancelled: bool,
     },
-    /// [`Request::PageRead`], [`Request::PdfSeen`]: heard (whether the page is read is the
+    /// [`Request::PageRead`], [`Request::PdfSeen`], [`Request::Battery`]: heard (whether the page is read is the
     /// worker's business; the reader learns nothing of it).
     Noted,
     /// [`Request::ContentSearch`]: the pages, best first, each carrying its passage.
@@ -496,6 +509,37 @@ mod tests {
                 expected,
                 "{request:?} from {sender:?}"
             );
+        }
+    }
+
+    #[test]
+    fn the_battery_is_heard_from_the_extension_s_pages_only() {
+        let battery: Request =
+            serde_json::from_value(json!({"type": "battery", "charging": false, "level": 0.12}))
+                .unwrap();
+        assert_eq!(
+            battery,
+            Request::Battery(Battery {
+                charging: false,
+                level: 0.12
+            })
+        );
+        // (sender, heard)
+        let rows = [
+            (
+                Some("chrome-extension://abcdefghijklmnop/embedder.html"),
+                true,
+            ),
+            (
+                Some("chrome-extension://abcdefghijklmnop/options.html"),
+                true,
+            ),
+            (Some("https://example.com/embedder.html"), false),
+            (Some("http://chrome-extension.example/"), false),
+            (None, false),
+        ];
+        for (sender, heard) in rows {
+            assert_eq!(from_extension_page(sender), heard, "{sender:?}");
         }
     }
 

@@ -226,6 +226,10 @@ pub enum Event {
     UserActive,
     /// The user has done nothing for [`crate::semantic::host::USER_PAUSE_MS`].
     UserIdle,
+    /// The computer runs on a low battery (`true`: [`crate::power::Battery::is_low`]) or no
+    /// longer does: no batch of passages is embedded meanwhile ([`ContentStatus::Paused`]); the
+    /// batch out finishes, and reading and storing pages go on.
+    BatteryLow(bool),
 }
 
 /// What the worker must do, returned by [`ContentHost::handle`], in order.
@@ -475,6 +479,8 @@ pub struct ContentHost {
     embed_hold: bool,
     /// Between [`Event::UserActive`] and [`Event::UserIdle`]: no new batch of passages.
     user_active: bool,
+    /// [`Event::BatteryLow`]: no new batch of passages.
+    battery_low: bool,
     /// Why the model cannot run, once it is known not to.
     model: Option<UnavailableReason>,
     /// The store cannot be read or written this session.
@@ -514,6 +520,7 @@ impl Default for ContentHost {
             save_hold: None,
             embed_hold: false,
             user_active: false,
+            battery_low: false,
             model: None,
             store_failing: false,
             embed_failures: 0,
@@ -562,6 +569,10 @@ impl ContentHost {
             Event::UserActive => self.user_active = true,
             Event::UserIdle => {
                 self.user_active = false;
+                self.pump(&mut actions);
+            }
+            Event::BatteryLow(low) => {
+                self.battery_low = low;
                 self.pump(&mut actions);
             }
         }
@@ -668,7 +679,9 @@ impl ContentHost {
                 let embedding =
                     self.embed_out.is_some() || (self.model.is_none() && !self.todo.is_empty());
                 let saving = self.save_out.is_some() || !self.unsaved.is_empty();
-                if embedding || saving {
+                if embedding && self.battery_low && self.embed_out.is_none() && !saving {
+                    ContentStatus::Paused
+                } else if embedding || saving {
                     ContentStatus::Reading
                 } else {
                     ContentStatus::Ready
@@ -1328,6 +1341,7 @@ impl ContentHost {
             && !self.store_failing
             && !self.embed_hold
             && !self.user_active
+            && !self.battery_low
             && self.save_hold != Some(Hold::StorageFull)
     }
 

@@ -30,7 +30,10 @@ pub struct ContentProgress {
 impl ContentProgress {
     /// Whether it may still change: the options page keeps asking how far it has got.
     pub fn is_moving(&self) -> bool {
-        matches!(self.status, ContentStatus::Loading | ContentStatus::Reading)
+        matches!(
+            self.status,
+            ContentStatus::Loading | ContentStatus::Reading | ContentStatus::Paused
+        )
     }
 }
 
@@ -45,6 +48,10 @@ pub enum ContentStatus {
     Loading,
     /// Storing pages just read, or embedding their passages.
     Reading,
+    /// Passages are left to embed, but the computer runs on a low battery
+    /// ([`crate::power::Battery::is_low`]): none is embedded until it is charging or charged
+    /// again; pages are still read and searchable by their words.
+    Paused,
     /// Everything read is stored and embedded (or cannot be embedded: see
     /// [`ContentProgress::model`]).
     Ready,
@@ -68,6 +75,7 @@ mod tests {
             (ContentStatus::Off, json!("off"), None, None),
             (ContentStatus::Loading, json!("loading"), None, None),
             (ContentStatus::Reading, json!("reading"), None, None),
+            (ContentStatus::Paused, json!("paused"), None, None),
             (
                 ContentStatus::Ready,
                 json!("ready"),
@@ -111,6 +119,7 @@ mod tests {
         let moving: Vec<bool> = [
             ContentStatus::Loading,
             ContentStatus::Reading,
+            ContentStatus::Paused,
             ContentStatus::Ready,
             ContentStatus::Off,
         ]
@@ -127,6 +136,6 @@ mod tests {
             .is_moving()
         })
         .collect();
-        assert_eq!(moving, [true, true, false, false]);
+        assert_eq!(moving, [true, true, true, false, false]);
     }
 }

@@ -41,6 +41,9 @@
 //!   or unsupported model makes the index [`SemanticStatus::Unavailable`] at once. A refused write
 //!   for quota pauses the build ([`SemanticStatus::StorageFull`]) until a removal frees space or
 //!   the next start; another refused write is retried like a crash ([`SAVE_ATTEMPTS`]).
+//! - **Pauses**: no new batch starts while the user types or asks ([`Event::UserActive`], for
+//!   [`USER_PAUSE_MS`] after the last time) or while the computer runs on a low battery
+//!   ([`Event::BatteryLow`], [`SemanticStatus::Paused`]); the batch out finishes.
 //! - **Off** (the user's switch): the store is cleared, the model closed, nothing is embedded and
 //!   searches find nothing.
 //!
@@ -298,6 +301,10 @@ pub enum Event {
     UserActive,
     /// The user has done nothing for [`USER_PAUSE_MS`]: the build goes on.
     UserIdle,
+    /// The computer runs on a low battery (`true`: [`crate::power::Battery::is_low`]) or no
+    /// longer does: no new batch starts meanwhile ([`SemanticStatus::Paused`]), the batch out
+    /// finishes.
+    BatteryLow(bool),
     /// The user turned semantic search on or off.
     SetEnabled(bool),
     /// The excluded sites ([`crate::exclusions`]), when the worker starts and whenever they
@@ -496,6 +503,8 @@ pub struct SemanticHost {
     listed: bool,
     /// Between [`Event::UserActive`] and [`Event::UserIdle`]: no new batch.
     user_active: bool,
+    /// [`Event::BatteryLow`]: no new batch.
+    battery_low: bool,
 }
 
 impl SemanticHost {
@@ -527,6 +536,10 @@ impl SemanticHost {
             Event::UserActive => self.user_active = true,
             Event::UserIdle => {
                 self.user_active = false;
+                self.pump(&mut actions);
+            }
+            Event::BatteryLow(low) => {
+                self.battery_low = low;
                 self.pump(&mut actions);
             }
             Event::RetryDue => {
@@ -591,6 +604,7 @@ impl SemanticHost {
                     SemanticStatus::Loading
                 }
                 _ if self.batch.is_none() && self.todo.is_empty() => SemanticStatus::Ready,
+                _ if self.battery_low => SemanticStatus::Paused,
                 _ => SemanticStatus::Building,
             },
         };
@@ -632,7 +646,24 @@ impl SemanticHost {
         matches!(self.phase, Phase::Live)
             && self.unavailable.is_none()
             && self.hold != Some(Hold::StorageFull)
-            && (embedding || !self.todo.is_empty())
+            && (embedding || (!self.todo.is_empty() && !self.battery_low))
+    }
+
+    /// Whether a question would be embedded now: some page is understood, the index is not off,
+    /// and the model has not failed for good in this session. The worker embeds a question only
+    /// then, and has the questions' model loaded ahead of the first question when the popup opens
+    /// (a question otherwise waits for the load).
+    pub fn answers_questions(&self) -> bool {
+        let model_lost = matches!(
+            self.unavailable,
+            Some(
+                UnavailableReason::ModelMissing
+                    | UnavailableReason::ModelCorrupt
+                    | UnavailableReason::Unsupported
+                    | UnavailableReason::ModelFailing
+            )
+        );
+        !matches!(self.phase, Phase::Off) && !self.vectors.is_empty() && !model_lost
     }
 
     /// The vectors held (searchable).
@@ -1045,6 +1076,7 @@ impl SemanticHost {
             && self.unavailable.is_none()
             && self.hold.is_none()
             && !self.user_active
+            && !self.battery_low
             && self.batch.is_none();
         if !idle {
             return;

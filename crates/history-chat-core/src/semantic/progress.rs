@@ -21,7 +21,7 @@ impl SemanticProgress {
     pub fn is_moving(&self) -> bool {
         matches!(
             self.status,
-            SemanticStatus::Loading | SemanticStatus::Building
+            SemanticStatus::Loading | SemanticStatus::Building | SemanticStatus::Paused
         )
     }
 }
@@ -37,6 +37,10 @@ pub enum SemanticStatus {
     Loading,
     /// Embedding pages, newest first; what is understood is searchable already.
     Building,
+    /// Pages are left to embed, but the computer runs on a low battery
+    /// ([`crate::power::Battery::is_low`]): no batch starts until it is charging or charged again;
+    /// what is understood is searchable.
+    Paused,
     /// Every page known is understood.
     Ready,
     /// The model cannot run: nothing more is embedded until the extension restarts or the switch is
@@ -76,6 +80,7 @@ mod tests {
             (SemanticStatus::Loading, json!("loading")),
             (SemanticStatus::Building, json!("building")),
             (SemanticStatus::Ready, json!("ready")),
+            (SemanticStatus::Paused, json!("paused")),
             (SemanticStatus::StorageFull, json!("storageFull")),
             (
                 SemanticStatus::Unavailable(UnavailableReason::ModelMissing),

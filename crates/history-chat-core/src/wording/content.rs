@@ -31,6 +31,12 @@ pub fn state_line(state: &ContentState) -> String {
             number(i64::from(progress.passages_embedded)),
             number(i64::from(progress.passages_total))
         ),
+        ContentStatus::Paused => t!(
+            "content_paused",
+            held(),
+            number(i64::from(progress.passages_embedded)),
+            number(i64::from(progress.passages_total))
+        ),
         ContentStatus::Reading | ContentStatus::Ready => held(),
         ContentStatus::StorageFull => t!("content_storage_full", held()),
         ContentStatus::Unavailable(_) => t!("content_store_failing", held()),
@@ -193,6 +199,10 @@ mod tests {
             (
                 state(ContentStatus::Reading, 300, 900),
                 "1,234 pages read (12.5 MB). Understanding their passages: 300 of 900.",
+            ),
+            (
+                state(ContentStatus::Paused, 300, 900),
+                "1,234 pages read (12.5 MB). Understanding their passages is paused while your computer runs on a low battery (300 of 900); it goes on once the computer is charging.",
             ),
             (
                 state(ContentStatus::Ready, 900, 900),

@@ -49,6 +49,11 @@ impl SemanticProgress {
                 number(i64::from(self.understood)),
                 pages(self.total as usize)
             ),
+            SemanticStatus::Paused => t!(
+                "topic_paused",
+                number(i64::from(self.understood)),
+                pages(self.total as usize)
+            ),
             SemanticStatus::Ready => t!("topic_ready", pages(self.understood as usize)),
             SemanticStatus::Unavailable(reason) => t!("topic_unavailable", unavailable(reason)),
             SemanticStatus::StorageFull => t!("topic_storage_full"),
@@ -76,6 +81,11 @@ impl SemanticProgress {
             SemanticStatus::Loading => Some(t!("topic_starting")),
             SemanticStatus::Building => Some(t!(
                 "topic_popup_building",
+                number(i64::from(self.understood)),
+                pages(self.total as usize)
+            )),
+            SemanticStatus::Paused => Some(t!(
+                "topic_popup_paused",
                 number(i64::from(self.understood)),
                 pages(self.total as usize)
             )),
@@ -204,6 +214,13 @@ mod tests {
                 progress(SemanticStatus::Building, 1_234, 50_000),
                 "Understanding your history: 1,234 of 50,000 pages so far. What is understood is already searchable.",
                 Some("Topic search has understood 1,234 of 50,000 pages so far."),
+            ),
+            (
+                progress(SemanticStatus::Paused, 1_234, 50_000),
+                "Topic search is paused while your computer runs on a low battery: 1,234 of 50,000 pages understood so far, and searchable. It goes on once the computer is charging.",
+                Some(
+                    "Topic search is paused while the battery is low (1,234 of 50,000 pages understood).",
+                ),
             ),
             (
                 progress(SemanticStatus::Ready, 1, 1),

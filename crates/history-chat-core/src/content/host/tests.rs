@@ -483,6 +483,31 @@ fn no_batch_of_passages_starts_while_the_user_types_the_pages_are_still_read_and
 }
 
 #[test]
+fn no_batch_of_passages_starts_on_a_low_battery_the_pages_are_still_read_and_stored() {
+    let mut sim = Sim::started();
+    sim.feed(Event::BatteryLow(true));
+    // A page read meanwhile: found by its words, its text stored, its passages not sent.
+    sim.read(0, 20, NOW);
+    sim.save_next();
+    assert!(sim.embed.is_none(), "no batch on a low battery");
+    assert_eq!(sim.stored_vectors(0), [false, false, false]);
+    assert_eq!(sim.status(), ContentStatus::Paused);
+    assert!(!sim.host.needs_embedder());
+    // The user's pause ending changes nothing.
+    sim.feed(Event::UserActive);
+    sim.feed(Event::UserIdle);
+    assert!(sim.embed.is_none());
+    // Charging: its passages are embedded, then stored.
+    sim.feed(Event::BatteryLow(false));
+    assert!(sim.embed.is_some());
+    assert_eq!(sim.status(), ContentStatus::Reading);
+    sim.run();
+    assert_eq!(sim.stored_vectors(0), [true, true, true]);
+    assert_eq!(sim.status(), ContentStatus::Ready);
+    sim.check("after the battery");
+}
+
+#[test]
 fn a_restarted_worker_loads_the_store_and_embeds_only_what_was_not() {
     let mut sim = Sim::started();
     for i in 0..6 {

@@ -1345,3 +1345,89 @@ fn nothing_to_do_is_not_ready_until_the_lexical_index_has_handed_its_pages() {
         "an empty history"
     );
 }
+
+#[test]
+fn a_question_is_embedded_only_when_something_can_answer_it() {
+    // (what happened, whether a question would be embedded)
+    let pages = history(12);
+    let mut cases: Vec<(&str, Sim, bool)> = Vec::new();
+    cases.push(("new", Sim::new(), false));
+    cases.push((
+        "started, nothing understood yet",
+        Sim::started(pages.clone()),
+        false,
+    ));
+    let mut one = Sim::started(pages.clone());
+    one.step();
+    one.step();
+    cases.push(("a first batch stored", one, true));
+    cases.push(("built", Sim::built(pages.clone()), true));
+    let mut off = Sim::built(pages.clone());
+    off.feed(Event::SetEnabled(false));
+    cases.push(("switched off", off, false));
+    // The model goes missing while a later page is embedded: the pages understood stay, but no
+    // question can be embedded in this session.
+    let mut lost = Sim::built(pages.clone());
+    lost.feed(Event::Pages(vec![page(
+        "https://new.example/",
+        "New page",
+        0,
+    )]));
+    let (batch, _) = lost.take_embed();
+    lost.feed(Event::EmbedFailed {
+        batch,
+        failure: EmbedFailure::ModelMissing,
+    });
+    assert_eq!(
+        lost.status(),
+        SemanticStatus::Unavailable(UnavailableReason::ModelMissing)
+    );
+    cases.push(("the model lost, pages understood", lost, false));
+    // A crash is retried: questions still go to the model.
+    let mut crashed = Sim::built(pages.clone());
+    crashed.feed(Event::Pages(vec![page(
+        "https://new.example/",
+        "New page",
+        0,
+    )]));
+    let (batch, _) = crashed.take_embed();
+    crashed.feed(Event::EmbedFailed {
+        batch,
+        failure: EmbedFailure::Crashed("gone".into()),
+    });
+    cases.push(("a crash, retried", crashed, true));
+    for (what, sim, want) in cases {
+        assert_eq!(sim.host.answers_questions(), want, "{what}");
+    }
+}
+
+#[test]
+fn no_batch_starts_on_a_low_battery_and_the_build_goes_on_once_charging() {
+    let pages = history(3 * BATCH_PAGES as i64);
+    let mut sim = Sim::started(pages.clone());
+    // The battery runs low while the first batch is out: it is embedded and stored all the same.
+    sim.feed(Event::BatteryLow(true));
+    assert_eq!(sim.status(), SemanticStatus::Paused);
+    sim.embed_next();
+    sim.save_next();
+    assert!(sim.finds(&pages[0]));
+    assert!(sim.out.is_none(), "no next batch on a low battery");
+    assert_eq!(sim.status(), SemanticStatus::Paused);
+    assert!(sim.host.progress().is_moving());
+    // Nothing holds the model open meanwhile; the user's pause ending changes nothing.
+    assert!(!sim.host.needs_embedder());
+    sim.feed(Event::UserActive);
+    sim.feed(Event::UserIdle);
+    assert!(sim.out.is_none());
+    // Still low: nothing. Charging: the build goes on to the end, and says so.
+    sim.feed(Event::BatteryLow(true));
+    assert!(sim.out.is_none());
+    sim.feed(Event::BatteryLow(false));
+    assert_eq!(sim.status(), SemanticStatus::Building);
+    assert!(sim.host.needs_embedder());
+    sim.run();
+    assert_eq!(sim.status(), SemanticStatus::Ready);
+    // Low with nothing left to do is ready, not paused.
+    sim.feed(Event::BatteryLow(true));
+    assert_eq!(sim.status(), SemanticStatus::Ready);
+}
