@@ -21,7 +21,8 @@ pub enum Event {
     Replay(JournalEntry),
     /// The lexical index holds these pages, new or changed: topic search follows them.
     PagesIndexed(Vec<Page>),
-    /// Every page of the lexical index has been handed over ([`Event::PagesIndexed`]).
+    /// The lexical index holds the whole history (loaded, or its first build over), and every
+    /// page has been handed over ([`Event::PagesIndexed`]).
     PagesListed,
     /// Pages left the lexical index: topic search deletes their vectors.
     PagesRemoved(Removal),

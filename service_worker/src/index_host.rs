@@ -354,9 +354,9 @@ fn follow(followed: Followed) {
         Followed::Cleared => return events::emit(Told::PagesRemoved(VectorRemoval::All)),
         Followed::Listed { pages, gone } => {
             events::emit(Told::PagesIndexed(pages));
-            events::emit(Told::PagesListed);
             gone
         }
+        Followed::Complete => return events::emit(Told::PagesListed),
         Followed::Changed { indexed, gone } => {
             if !indexed.is_empty() {
                 events::emit(Told::PagesIndexed(indexed));

@@ -145,8 +145,13 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
     let request = messages::read_request(&message);
     let popup = || from_popup(messages::read_sender(&sender).url.as_deref());
     match &request {
-        // The popup opened: its first question should not wait for the model to load.
-        Ok(Request::Warm) if popup() => semantic_host::warm_questions(),
+        // The popup opened: its first question should not wait for the model to load, when topic
+        // search or the pages' content would embed it.
+        Ok(Request::Warm)
+            if popup() && (semantic_host::answers_questions() || content_host::searchable()) =>
+        {
+            semantic_host::load_question_model()
+        }
         Ok(request) if request.is_typing_or_asking() && popup() => user_active(),
         _ => {}
     }

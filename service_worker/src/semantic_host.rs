@@ -24,8 +24,8 @@ use history_chat_core::site_filter;
 
 use wasm_bindgen_futures::spawn_local;
 
+use crate::index_host;
 use crate::record_store::{self, Saved};
-use crate::{content_host, index_host};
 
 thread_local! {
     static HOST: RefCell<SemanticHost> = RefCell::new(SemanticHost::new());
@@ -109,7 +109,7 @@ pub fn state() -> Response {
 /// (a page it no longer holds is never shown).
 pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
     let progress = HOST.with_borrow(SemanticHost::progress);
-    let searchable = HOST.with_borrow(SemanticHost::answers_questions);
+    let searchable = answers_questions();
     let site_filter::SiteQuestion {
         words: query,
         filter: sites,
@@ -139,19 +139,20 @@ pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
     }
 }
 
-/// The popup opened: a question may come. When one would be embedded (by topic search, or by the
-/// pages' content), the questions' model is loaded now rather than after Enter; loaded already,
-/// this costs a message to the model's document. A failure is logged: the question will meet it
-/// and say so.
-pub fn warm_questions() {
-    let wanted = HOST.with_borrow(SemanticHost::answers_questions) || content_host::searchable();
-    if wanted {
-        spawn_local(async {
-            if let Err(error) = embedder::warm(TextKind::Query, EMBEDDER_IDLE_MS).await {
-                log::failure("loading the questions' model", &error);
-            }
-        });
-    }
+/// Whether topic search would embed a question now ([`SemanticHost::answers_questions`]).
+pub fn answers_questions() -> bool {
+    HOST.with_borrow(SemanticHost::answers_questions)
+}
+
+/// Has the questions' model loaded now rather than at the next question (`lib.rs` asks when the
+/// popup opens and a question would be embedded); loaded already, this costs a message to the
+/// model's document. A failure is logged: the question will meet it and say so.
+pub fn load_question_model() {
+    spawn_local(async {
+        if let Err(error) = embedder::warm(TextKind::Query, EMBEDDER_IDLE_MS).await {
+            log::failure("loading the questions' model", &error);
+        }
+    });
 }
 
 /// The model's vector of a question (its words, `site:` terms taken out), made once for topic

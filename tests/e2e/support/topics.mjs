@@ -52,10 +52,7 @@ export async function waitForSemantic(page, status, { limit = BUILD_LIMIT_MS } =
   let last;
   await waitUntil(async () => {
     last = await semanticState(page);
-    // "Ready" with nothing at all is the start: the lexical index has listed no page yet (a first
-    // build lists its pages as it reads them).
-    const starting = last.status.type === 'ready' && last.total === 0;
-    if (last.status.type !== status && !['building', 'loading'].includes(last.status.type) && !starting) {
+    if (last.status.type !== status && !['building', 'loading'].includes(last.status.type)) {
       throw new Error(`topic search became ${JSON.stringify(last)} while waiting for ${status}`);
     }
     return last.status.type === status;

@@ -465,6 +465,8 @@ pub struct Host {
     verify_owed: bool,
     /// Every page has been listed to the followers ([`Followed::Listed`]): only changes follow.
     listed: bool,
+    /// The followers have heard that the index holds the whole history ([`Followed::Complete`]).
+    told_complete: bool,
 }
 
 impl Host {
@@ -486,9 +488,21 @@ impl Host {
         let mut listed = self.listed;
         let followed = follow::followed(touched, self.index(), &mut listed);
         self.listed = listed;
+        let mut told = Vec::new();
         if let Some(followed) = followed {
-            actions.insert(0, Action::Follow(followed));
+            told.push(Action::Follow(followed));
         }
+        let complete = matches!(
+            self.phase,
+            Phase::Live {
+                coverage: Coverage::Complete,
+                ..
+            }
+        );
+        if self.listed && complete && !std::mem::replace(&mut self.told_complete, true) {
+            told.push(Action::Follow(Followed::Complete));
+        }
+        actions.splice(0..0, told);
         actions
     }
 

@@ -6,8 +6,9 @@
 //! embed these passages, store these records, delete these, clear the store, set a timer, close
 //! the model). Questions are answered by [`SemanticHost::search`] with a vector the worker had the
 //! model make. Nothing here touches the browser, the model or a clock. Live with nothing to do
-//! is "ready" only once the lexical index has handed every page it holds ([`Event::Listed`]):
-//! before, the host cannot tell an empty history from pages still to come, and says "loading".
+//! is "ready" only once the lexical index holds the whole history and has handed every page
+//! ([`Event::Listed`]): before, the host cannot tell an empty history from pages still to come,
+//! and says "loading".
 //!
 //! ```text
 //!   (new) ── Start{true} ──▶ Loading ── StoreLoaded / StoreFailed ──▶ Live: Building ⇄ Ready
@@ -261,9 +262,10 @@ pub enum Event {
     /// Pages the lexical index gained or updated (cleaned, merged), at most [`PAGES_PER_EVENT`]
     /// at a time.
     Pages(Vec<Page>),
-    /// The lexical index has handed every page it holds (the [`Event::Pages`] before this); what
-    /// follows are changes. Until then the host is not "ready": it cannot tell an empty history
-    /// from pages still to come.
+    /// The lexical index holds the whole history (loaded, or its first build over) and has handed
+    /// every page (the [`Event::Pages`] before this); what follows are changes. Until then the
+    /// host is not "ready": it cannot tell an empty history, or a pause in the build's reads, from
+    /// pages still to come.
     Listed,
     /// Pages the lexical index lost.
     Removed(Removal),
@@ -650,9 +652,10 @@ impl SemanticHost {
     }
 
     /// Whether a question would be embedded now: some page is understood, the index is not off,
-    /// and the model has not failed for good in this session. The worker embeds a question only
-    /// then, and has the questions' model loaded ahead of the first question when the popup opens
-    /// (a question otherwise waits for the load).
+    /// and the model is not known to be missing, damaged or unsupported (which no question's
+    /// model could get past; one failing on the pages' batches may still embed a question). The
+    /// worker embeds a question only then, and has the questions' model loaded ahead of the first
+    /// question when the popup opens (a question otherwise waits for the load).
     pub fn answers_questions(&self) -> bool {
         let model_lost = matches!(
             self.unavailable,
@@ -660,7 +663,6 @@ impl SemanticHost {
                 UnavailableReason::ModelMissing
                     | UnavailableReason::ModelCorrupt
                     | UnavailableReason::Unsupported
-                    | UnavailableReason::ModelFailing
             )
         );
         !matches!(self.phase, Phase::Off) && !self.vectors.is_empty() && !model_lost

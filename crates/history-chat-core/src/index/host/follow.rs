@@ -9,7 +9,8 @@
 //! names (gone, or still held when kept after Chrome forgot them), the kept pages an "off" or a
 //! "forget" drops, and
 //! the pages a removal judged only once the snapshot was loaded forgot in the conversation.
-//! "Clear all history" is everything gone, whatever the index's phase.
+//! "Clear all history" is everything gone, whatever the index's phase. Once the index holds the
+//! whole history (loaded, or built to the end), followers hear it once ([`Followed::Complete`]).
 
 use crate::clean::clean_url;
 use crate::history::{Page, RemovedVisits};
@@ -36,6 +37,11 @@ pub enum Followed {
     },
     /// Every page is gone: the history was cleared.
     Cleared,
+    /// The index holds the whole history: it was loaded, or its build has read back to the
+    /// history's start, so no page is still to come but new visits. Told once, after
+    /// [`Followed::Listed`] (with it, for a loaded index): a follower with nothing left to do is
+    /// then done, where before it could only say it was waiting.
+    Complete,
 }
 
 /// The cleaned forms of raw addresses (those that are web pages).

@@ -56,6 +56,8 @@ struct Sim {
     /// What a follower of the index (topic search) holds from what it heard
     /// ([`Action::Follow`]); `None` until it heard every page listed.
     follower: Option<BTreeSet<String>>,
+    /// How many times the follower heard that the index holds the whole history.
+    completes: usize,
 }
 
 impl Sim {
@@ -69,6 +71,7 @@ impl Sim {
             timers: 0,
             saves: 0,
             wakes: 0,
+            completes: 0,
             forgotten: Vec::new(),
             follower: None,
         }
@@ -83,6 +86,7 @@ impl Sim {
             wakes: 0,
             // A new worker's topic search hears every page again.
             follower: None,
+            completes: 0,
             ..self
         }
     }
@@ -92,16 +96,25 @@ impl Sim {
     fn feed(&mut self, event: Event) {
         let excluding = matches!(event, Event::Exclusions { .. });
         let actions = self.host.handle(event);
-        let follows = actions
+        // What followers hear comes first: the pages, then that the index is complete.
+        let follows: Vec<&Followed> = actions
+            .iter()
+            .map_while(|action| match action {
+                Action::Follow(followed) => Some(followed),
+                _ => None,
+            })
+            .collect();
+        let all = actions
             .iter()
             .filter(|action| matches!(action, Action::Follow(_)))
             .count();
-        assert!(follows <= 1, "one Follow at most: {actions:?}");
-        if follows == 1 {
-            assert!(
-                matches!(actions.first(), Some(Action::Follow(_))),
-                "the Follow comes first: {actions:?}"
-            );
+        assert_eq!(follows.len(), all, "the Follows come first: {actions:?}");
+        match follows.as_slice() {
+            [] | [_] => {}
+            [first, Followed::Complete] => {
+                assert!(!matches!(first, Followed::Complete), "{actions:?}")
+            }
+            _ => panic!("pages once and complete once at most: {actions:?}"),
         }
         for action in actions {
             match action {
@@ -156,6 +169,13 @@ impl Sim {
                 if let Some(follower) = &mut self.follower {
                     follower.clear();
                 }
+            }
+            Followed::Complete => {
+                assert!(
+                    self.follower.is_some(),
+                    "complete before every page was listed"
+                );
+                self.completes += 1;
             }
         }
     }
@@ -304,10 +324,14 @@ fn first_build_reads_slices_newest_first_and_recent_pages_are_searchable_first()
         Some(Some(NOW - FIRST_SLICE_MS))
     );
     assert!(!sim.finds("recursive cte", CTE));
+    // The followers have every page so far, and know more are to come.
+    assert!(sim.follower.is_some());
+    assert_eq!(sim.completes, 0, "not complete after the first slice");
 
     let mut reads = vec![first];
     reads.extend(sim.serve_all());
     assert!(sim.host.is_ready());
+    assert_eq!(sim.completes, 1, "complete once the build is over, once");
     // Slices go back in time without gaps, each overlapping the next; the last reads everything
     // older than the horizon.
     for pair in reads.windows(2) {
@@ -465,6 +489,7 @@ fn a_saved_index_is_loaded_then_caught_up() {
     sim.give_snapshot(stored);
     assert_eq!(sim.wakes, 1);
     assert!(sim.host.is_ready(), "answers from the snapshot at once");
+    assert_eq!(sim.completes, 1, "a loaded index is complete at once");
     assert!(sim.finds("orchid", "https://new.example/during-load"));
     let catch_up = sim.take_read();
     assert_eq!(
@@ -475,6 +500,7 @@ fn a_saved_index_is_loaded_then_caught_up() {
     let items = sim.items_for(&catch_up);
     sim.serve(catch_up, Some(items));
     assert!(sim.finds("zygopetalum", "https://new.example/while-stopped"));
+    assert_eq!(sim.completes, 1, "told once");
     sim.persist_due();
     assert_eq!(sim.saves, saves_before + 1, "the caught-up index is saved");
 }

@@ -1365,37 +1365,30 @@ fn a_question_is_embedded_only_when_something_can_answer_it() {
     let mut off = Sim::built(pages.clone());
     off.feed(Event::SetEnabled(false));
     cases.push(("switched off", off, false));
-    // The model goes missing while a later page is embedded: the pages understood stay, but no
-    // question can be embedded in this session.
-    let mut lost = Sim::built(pages.clone());
-    lost.feed(Event::Pages(vec![page(
-        "https://new.example/",
-        "New page",
-        0,
-    )]));
-    let (batch, _) = lost.take_embed();
-    lost.feed(Event::EmbedFailed {
-        batch,
-        failure: EmbedFailure::ModelMissing,
-    });
+    // A later page's batch fails: the pages understood stay, but a model gone for good embeds no
+    // question in this session, where a crash is retried.
+    let failed_later = |failure: EmbedFailure| {
+        let mut sim = Sim::built(pages.clone());
+        sim.feed(Event::Pages(vec![page(
+            "https://new.example/",
+            "New page",
+            0,
+        )]));
+        let (batch, _) = sim.take_embed();
+        sim.feed(Event::EmbedFailed { batch, failure });
+        sim
+    };
+    let lost = failed_later(EmbedFailure::ModelMissing);
     assert_eq!(
         lost.status(),
         SemanticStatus::Unavailable(UnavailableReason::ModelMissing)
     );
     cases.push(("the model lost, pages understood", lost, false));
-    // A crash is retried: questions still go to the model.
-    let mut crashed = Sim::built(pages.clone());
-    crashed.feed(Event::Pages(vec![page(
-        "https://new.example/",
-        "New page",
-        0,
-    )]));
-    let (batch, _) = crashed.take_embed();
-    crashed.feed(Event::EmbedFailed {
-        batch,
-        failure: EmbedFailure::Crashed("gone".into()),
-    });
-    cases.push(("a crash, retried", crashed, true));
+    cases.push((
+        "a crash, retried",
+        failed_later(EmbedFailure::Crashed("gone".into())),
+        true,
+    ));
     for (what, sim, want) in cases {
         assert_eq!(sim.host.answers_questions(), want, "{what}");
     }
