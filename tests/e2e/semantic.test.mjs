@@ -105,6 +105,24 @@ describe('topic search with the real model', () => {
     assert.equal(await alertText(popup), '');
   });
 
+  test('opening the popup loads the questions\' model again once it was released', async () => {
+    await waitForSemantic(options, 'ready');
+    const documents = () => options.evaluate(async () =>
+      (await chrome.runtime.getContexts({ contextTypes: ['OFFSCREEN_DOCUMENT'] })).length);
+    // Released, as five idle minutes release its workers: the model's document closed.
+    await options.evaluate(() => chrome.offscreen.closeDocument());
+    assert.equal(await documents(), 0);
+    // A popup opens; nothing is asked: the document comes back for the model to load.
+    const again = await openPopup(ext);
+    try {
+      await waitUntil(async () => (await documents()) === 1, 'the model\'s document open again');
+      const turn = await ask(again, 'how to fix a flat bicycle tire');
+      assert.equal(hrefs(turn)[0], TYRE.url);
+    } finally {
+      await again.close();
+    }
+  });
+
   test('as you type, topic search joins the words\' matches after a pause', async () => {
     const box = popup.locator(SEL.search);
     await box.fill('repairing a punctured bike wheel');
