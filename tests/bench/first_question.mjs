@@ -38,8 +38,9 @@ async function once(dist) {
     await waitForSemantic(options, 'ready');
     // The model released: its document closed, as no page has been embedded for a while.
     const open = await options.evaluate(async () => {
-      await chrome.offscreen.closeDocument().catch(() => {});
-      return (await chrome.runtime.getContexts({ contextTypes: ['OFFSCREEN_DOCUMENT'] })).length;
+      const documents = () => chrome.runtime.getContexts({ contextTypes: ['OFFSCREEN_DOCUMENT'] });
+      if ((await documents()).length > 0) await chrome.offscreen.closeDocument();
+      return (await documents()).length;
     });
     if (open !== 0) throw new Error('the model document is still open');
     const page = await ext.context.newPage();
