@@ -20,6 +20,13 @@ impl Feedback {
         self.status.set(message.into());
     }
 
+    /// Clears both lines as a new change starts, so that neither tells of the one before: a second
+    /// "Saved" is then a new one (and read out again), not the first one still showing.
+    pub(crate) fn clear(self) {
+        self.alert.set(None);
+        self.status.set(String::new());
+    }
+
     pub(crate) fn fail(self, message: impl Into<String>) {
         self.status.set(String::new());
         self.alert.set(Some(message.into()));
@@ -28,14 +35,15 @@ impl Feedback {
 
 /// Changes the stored settings with `edit` — applied to them as they are stored now, so that only
 /// what the user just changed is written and another page's change to another field is kept — then
-/// shows what was stored. Nothing is written when they cannot be read; a refused write (storage
-/// full, or otherwise) leaves the stored settings as they were, and the page shows those. Whether
-/// it was stored.
+/// shows what was stored. The outcome lines are cleared as it starts. Nothing is written when they
+/// cannot be read; a refused write (storage full, or otherwise) leaves the stored settings as they
+/// were, and the page shows those. Whether it was stored.
 pub(crate) async fn save(
     settings: RwSignal<Option<Settings>>,
     edit: impl FnOnce(&mut Settings),
     feedback: Feedback,
 ) -> bool {
+    feedback.clear();
     match storage::update_settings(edit).await {
         Ok(stored) => {
             settings.set(Some(stored));
