@@ -27,6 +27,13 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     fn name(this: &Port) -> JsValue;
 
+    /// `chrome.runtime`, for its `lastError`.
+    type Runtime;
+    #[wasm_bindgen(thread_local_v2, js_namespace = chrome, js_name = runtime)]
+    static RUNTIME: Runtime;
+    #[wasm_bindgen(method, getter, js_name = lastError)]
+    fn last_error(this: &Runtime) -> JsValue;
+
     /// A port's `onMessage` or `onDisconnect`.
     type PortEvent;
     #[wasm_bindgen(method, catch, js_name = addListener)]
@@ -80,6 +87,10 @@ fn open_port(sender: mpsc::UnboundedSender<Heard>) -> Option<Listening> {
         }
     });
     let disconnect = Closure::<dyn FnMut(JsValue)>::new(move |_port: JsValue| {
+        // A worker that was stopping as the port connected leaves "Receiving end does not exist"
+        // in `lastError`: expected (the popup connects again), and read so that Chrome does not
+        // report it as unchecked in the console.
+        let _ = RUNTIME.with(Runtime::last_error);
         let _ = sender.unbounded_send(None);
     });
     port.on_message()
