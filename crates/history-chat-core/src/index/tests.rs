@@ -427,6 +427,128 @@ fn persistence_round_trip() {
 }
 
 #[test]
+fn the_recent_part_holds_the_pages_of_its_span_and_finds_them_there() {
+    let mut index = sample();
+    index.remove_urls(&["https://rust.example/".to_owned()]);
+    let since = NOW - 4 * DAY_MS;
+    let (recent, loaded_since) = Index::recent_from_bytes(&index.recent_to_bytes(since)).unwrap();
+    assert_eq!(loaded_since, since);
+    // Visited 1, 3 and 4 days ago (twice): the tutorial, the CTEs, the hand cream and the films;
+    // the removed Rust book is not there.
+    let mut held: Vec<String> = recent.recent(0, 50).into_iter().map(|p| p.url).collect();
+    held.sort();
+    assert_eq!(
+        held,
+        [
+            "https://blog.example/sql/recursive-ctes",
+            "https://docs.python.org/3/tutorial/",
+            "https://films.example/",
+            "https://shop.example/hand",
+        ]
+    );
+    // Over a period inside its span, it finds what the whole index finds.
+    for query in [
+        "cte recursive cycles",
+        "pyhton",
+        "hand cream",
+        "film",
+        "cafe",
+        "rust",
+        "",
+    ] {
+        assert_eq!(
+            urls(&recent.search(query, since, NOW, 10)),
+            urls(&index.search(query, since, NOW, 10)),
+            "{query:?}"
+        );
+    }
+    // Nothing of its span: an empty index, still loadable.
+    let (empty, _) = Index::recent_from_bytes(&index.recent_to_bytes(NOW + DAY_MS)).unwrap();
+    assert!(empty.is_empty());
+}
+
+#[test]
+fn a_recent_part_and_a_whole_snapshot_are_not_taken_for_each_other() {
+    let index = sample();
+    let whole = index.to_bytes();
+    let recent = index.recent_to_bytes(NOW - DAY_MS);
+    assert_eq!(
+        Index::from_bytes(&recent).unwrap_err(),
+        LoadError::NotAnIndex
+    );
+    assert_eq!(
+        Index::recent_from_bytes(&whole).unwrap_err(),
+        LoadError::NotAnIndex
+    );
+    let mut other = recent.clone();
+    other[4..6].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    assert_eq!(
+        Index::recent_from_bytes(&other).unwrap_err(),
+        LoadError::Version {
+            found: FORMAT_VERSION + 1
+        }
+    );
+    for cut in [6, 10, 14, recent.len() - 1] {
+        assert!(
+            matches!(
+                Index::recent_from_bytes(&recent[..cut]),
+                Err(LoadError::Corrupt(_))
+            ),
+            "cut at {cut}"
+        );
+    }
+}
+
+#[test]
+fn a_snapshot_loaded_a_slice_at_a_time_is_the_index_loaded_at_once() {
+    let bytes = sample().to_bytes();
+    let whole = Index::from_bytes(&bytes).unwrap();
+    for items in [1, 3, 7, 1_000] {
+        let mut loader = Loader::new(bytes.clone()).unwrap();
+        let mut steps = 0;
+        let loaded = loop {
+            steps += 1;
+            match loader.step(items).unwrap() {
+                Loaded::Partly(more) => loader = more,
+                Loaded::Done(index) => break index,
+            }
+        };
+        assert_eq!(loaded.to_bytes(), bytes, "{items} items a step");
+        assert_same_answers(
+            &loaded,
+            &whole,
+            &["cte recursive cycles", "cafe", "pyhton", ""],
+            10,
+        );
+        // The pages, their words, and the two list lengths read on the way.
+        let expected = (whole.len() + whole.vocabulary_len() + 1).div_ceil(items);
+        assert!(
+            steps >= expected.max(1),
+            "{items} items a step: {steps} steps"
+        );
+    }
+    // Cut short, a step fails (corrupt) when it reaches the cut.
+    let mut loader = Loader::new(bytes[..bytes.len() * 3 / 4].to_vec()).unwrap();
+    let mut failed = false;
+    for _ in 0..bytes.len() {
+        match loader.step(1) {
+            Ok(Loaded::Partly(more)) => loader = more,
+            Ok(Loaded::Done(_)) => panic!("a cut snapshot loaded"),
+            Err(error) => {
+                assert!(matches!(error, LoadError::Corrupt(_)), "{error:?}");
+                failed = true;
+                break;
+            }
+        }
+    }
+    assert!(failed);
+    assert_eq!(
+        Loader::new(b"HCIX".to_vec()).unwrap_err(),
+        LoadError::NotAnIndex
+    );
+}
+
+#[test]
 fn loading_rejects_other_versions_and_garbage() {
     let bytes = sample().to_bytes();
     let mut other = bytes.clone();
@@ -454,6 +576,28 @@ fn loading_rejects_other_versions_and_garbage() {
         flipped[at] ^= 0xA5;
         let _ = Index::from_bytes(&flipped).map(|i| i.search("cafe recursive", 0, NOW, 5));
     }
+}
+
+#[test]
+fn a_saved_list_length_beyond_the_bytes_is_corrupt_not_a_huge_allocation() {
+    let header = sample().to_bytes()[..6].to_vec();
+    // Page counts as postcard varints: 2^35 (6 bytes) and u64::MAX (10 bytes), with nothing after.
+    for count in [
+        &[0x80, 0x80, 0x80, 0x80, 0x80, 0x01][..],
+        &[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01][..],
+    ] {
+        let bytes = [header.as_slice(), count].concat();
+        assert!(
+            matches!(Index::from_bytes(&bytes), Err(LoadError::Corrupt(_))),
+            "count {count:?}"
+        );
+    }
+    // No pages, then a word count far beyond the bytes.
+    let bytes = [header.as_slice(), &[0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]].concat();
+    assert!(matches!(
+        Index::from_bytes(&bytes),
+        Err(LoadError::Corrupt(_))
+    ));
 }
 
 #[test]

@@ -63,6 +63,20 @@ pub(super) enum Touched {
     Urls(Vec<String>),
 }
 
+impl Touched {
+    /// The pages either touched (every page if either is all).
+    pub(super) fn and(self, other: Touched) -> Touched {
+        match (self, other) {
+            (Touched::All, _) | (_, Touched::All) => Touched::All,
+            (Touched::Nothing, touched) | (touched, Touched::Nothing) => touched,
+            (Touched::Urls(mut urls), Touched::Urls(more)) => {
+                urls.extend(more);
+                Touched::Urls(urls)
+            }
+        }
+    }
+}
+
 /// Adds to `touched` the pages the host's actions forget in the conversation (`forgotten`): a
 /// removal judged only once the snapshot was loaded, kept pages forgotten at the load, a
 /// verify's findings.
