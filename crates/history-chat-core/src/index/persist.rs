@@ -98,10 +98,10 @@ impl Index {
         bytes
     }
 
-    /// The pages last visited at or after `since_ms` alone, as a snapshot of their own (see the
-    /// [module docs](self)): an index of those pages, which answers a search over a period that
-    /// starts at or after `since_ms` as the whole index would find it (its scores weigh words
-    /// against those pages only).
+    /// The pages last visited at or after `since_ms` alone, as a snapshot of their own (the magic
+    /// `HCIR`, the version, `since_ms`, then a body of the same layout): an index of those pages,
+    /// which answers a search over a period that starts at or after `since_ms` as the whole index
+    /// would find it (its scores weigh words against those pages only).
     pub fn recent_to_bytes(&self, since_ms: i64) -> Vec<u8> {
         let mut bytes = header(MAGIC_RECENT);
         bytes.extend_from_slice(&since_ms.to_le_bytes());
