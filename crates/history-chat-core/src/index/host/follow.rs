@@ -3,8 +3,10 @@
 //! search follows it this way (the worker hands it on); the lexical index is the one list of
 //! pages, kept ones included, so whatever leaves it leaves the followers too.
 //!
-//! The first time the index is there (loaded or being built), every page it holds is listed;
-//! after that only the pages an event touched: those a read or a visit brought (still held:
+//! The first time the index is there, every page it holds is listed (a build's: at its first
+//! slice; a loaded one's: at the event after the load's last step, so that the requests that
+//! waited for the load are answered first, with what that step touched); after that only the
+//! pages an event touched: those a read or a visit brought (still held:
 //! changed; no longer held: gone, as an excluded site's), those a removal or a page's own removal
 //! names (gone, or still held when kept after Chrome forgot them), the kept pages an "off" or a
 //! "forget" drops, and
