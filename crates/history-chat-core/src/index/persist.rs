@@ -24,6 +24,8 @@ use super::{Doc, Index, Posting, Shape, Term, typo};
 
 /// The magic and the version.
 const HEADER_LEN: usize = 6;
+/// The most a load reserves for a list before its items come (8 MB, some 90,000 pages' worth).
+const MAX_RESERVED_BYTES: usize = 8 << 20;
 /// Magic bytes at the start of a saved index.
 const MAGIC: &[u8; 4] = b"HCIX";
 /// Magic bytes at the start of a saved recent part ([`Index::recent_to_bytes`]).
@@ -262,7 +264,7 @@ impl Loader {
             words: false,
         };
         loader.left = loader.count()?;
-        let room = loader.room(loader.left);
+        let room = loader.room::<Option<Doc>>(loader.left);
         loader.index.docs.reserve(room);
         loader.index.by_url.reserve(room);
         Ok(loader)
@@ -283,7 +285,7 @@ impl Loader {
             } else if !self.words {
                 self.words = true;
                 self.left = self.count()?;
-                let room = self.room(self.left);
+                let room = self.room::<Term>(self.left);
                 self.index.terms.reserve(room);
                 self.index.term_ids.reserve(room);
             } else {
@@ -321,10 +323,13 @@ impl Loader {
         usize::try_from(count).map_err(|_| corrupt("list length"))
     }
 
-    /// Room to make for `count` items: no more than the bytes left could hold (each takes at
-    /// least one), so that a corrupt length cannot ask for a huge allocation.
-    fn room(&self, count: usize) -> usize {
-        count.min(self.bytes.len().saturating_sub(self.at))
+    /// Room to make for `count` items of `T`: no more than the bytes left could hold (each takes
+    /// at least one), nor more than [`MAX_RESERVED_BYTES`] (the vectors grow past it as items
+    /// come), so that a corrupt length cannot ask for a huge allocation.
+    fn room<T>(&self, count: usize) -> usize {
+        count
+            .min(self.bytes.len().saturating_sub(self.at))
+            .min(MAX_RESERVED_BYTES / size_of::<T>().max(1))
     }
 }
 
