@@ -6,13 +6,10 @@
 //! out here. Every decision — when to load, build, catch up, save, how to answer, what topic
 //! search follows, what a removal deletes — is the core's; this module only moves data.
 //!
-//! The snapshot is read as the worker starts: its small recent part first, which answers a search
-//! of the last days at once, then the whole snapshot, decoded a slice at a time with the thread
-//! free between slices. A page's request the loaded part cannot answer waits for the load to end
-//! (a ready signal, no polling); at any other time it is answered at once. The settings come from
-//! [`crate::settings_host`] ([`settings_known`]): the whole snapshot is not read before the
-//! excluded sites are known, requests wait for the first read of the settings, and while the
-//! excluded sites are
+//! A page's request that arrives while the snapshot is read waits for the load to end (a ready
+//! signal, no polling); at any other time it is answered at once. The settings come from
+//! [`crate::settings_host`] ([`settings_known`]): the snapshot is not read before the excluded sites
+//! are known, requests wait for the first read of the settings, and while the excluded sites are
 //! not known at all (the read failed and nothing is remembered) every request is refused with a
 //! sentence saying why — the index fails closed, it never answers as if no site were excluded.
 //!
@@ -48,8 +45,6 @@ use crate::{removals, settings_host};
 
 /// IndexedDB key of the snapshot.
 const SNAPSHOT_KEY: &str = "history-index";
-/// IndexedDB key of the snapshot's recent part, written with it.
-const RECENT_KEY: &str = "history-index-recent";
 
 thread_local! {
     static HOST: RefCell<Host> = RefCell::new(Host::new());
@@ -378,36 +373,19 @@ fn perform(action: Action) {
     match action {
         Action::Follow(followed) => follow(followed),
         Action::ReadSnapshot => spawn_local(async {
-            // The recent part first: small, it answers the popup's searches of the last days
-            // while the whole snapshot is read and decoded. It does not wait for the excluded
-            // sites: the host filters it when they come, and nothing is asked of it before
-            // (`ask`). Unreadable, there is none.
-            let recent = idb::get(RECENT_KEY).await.unwrap_or_else(|error| {
-                log::failure("reading the index snapshot's recent part", &error);
-                None
-            });
-            // The journal's removals are queued first, so they are applied to what is loaded.
-            removals::restored().await;
-            if let Some(bytes) = recent {
-                feed(Event::RecentRead { bytes });
-            }
-            // The excluded sites and the "keep" option (when known) are the host's before the
-            // whole snapshot loads (its pages are told to topic search).
+            // The excluded sites and the "keep" option (when known) are the host's before it loads.
             exclusions_known().await;
             // An unreadable store is no snapshot: the index is rebuilt (and the failure logged).
             let bytes = idb::get(SNAPSHOT_KEY).await.unwrap_or_else(|error| {
                 log::failure("reading the index snapshot (the index is rebuilt)", &error);
                 None
             });
+            // The journal's removals are queued first, so they are applied to the loaded snapshot.
+            removals::restored().await;
             feed(Event::SnapshotRead {
                 bytes,
                 now_ms: now_ms(),
             });
-        }),
-        // A task, not a microtask: the pages' messages that came meanwhile are answered first.
-        Action::ContinueLoad => spawn_local(async {
-            http::yield_now().await;
-            feed(Event::LoadStep { now_ms: now_ms() });
         }),
         Action::ReadHistory(read) => spawn_local(async move {
             if read.after_ms > 0 {
@@ -424,11 +402,11 @@ fn perform(action: Action) {
             http::sleep(ms, &Cancel::new()).await;
             feed(Event::PersistDue);
         }),
-        Action::Save { bytes, recent } => {
+        Action::Save { bytes } => {
             // The bytes hold every removal fed so far (the host's verify aside, when one is due).
             let mark = removals::mark(HOST.with_borrow(Host::verifying));
             spawn_local(async move {
-                match idb::put_all(&[(SNAPSHOT_KEY, &bytes), (RECENT_KEY, &recent)]).await {
+                match idb::put(SNAPSHOT_KEY, &bytes).await {
                     Ok(()) => {
                         SNAPSHOT_REFUSED.set(false);
                         removals::saved(mark);

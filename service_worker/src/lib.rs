@@ -66,9 +66,6 @@ pub fn start() {
     removals::start();
     settings_host::start();
     catch_up::start();
-    // Nearly every start is for a page's request or a visit, and each needs the index: its
-    // snapshot's read starts now, not once the settings are read.
-    index_host::warm();
 }
 
 /// The one dispatcher of what a host tells the others ([`events`]): each event to the hosts that

@@ -2,10 +2,14 @@
 // idle extension's worker after 30 s, so this is what a user meets at most openings of the popup.
 //
 //   BENCH_BEFORE=<dist> BENCH_AFTER=<dist> node tests/bench/restart.mjs
+//   BENCH_TOPICS=1 ...     topic search on, as installed: each browser's model understands its
+//                          history's pages in the background all along the run (both browsers at
+//                          once: twice the background work one user's computer has)
 //
 // Both builds are installed at once, each in its own browser on a fresh profile seeded with
 // largeHistory(50_000) + demoHistory (+ the "Crème brûlée" page the question finds); each builds its
-// index and saves its snapshot, then stays idle (topic search off, as the e2e profiles). Then
+// index and saves its snapshot, then stays idle (topic search off, as the e2e profiles, unless
+// BENCH_TOPICS=1). Then
 // BENCH_ROUNDS rounds (6), the builds' order swapped every other round, each build twice a round:
 // the worker stopped through the DevTools protocol (what Chrome's idle timer does), then the popup
 // opened and "creme brulee" typed
@@ -15,7 +19,7 @@
 //     moment; timed from the input event to the answer listing the page;
 //   - over the whole history, as the address bar's keyword asks (no popup): a search message sent
 //     from an extension page as the worker is stopped; timed in that page, send → answer (the
-//     recent part cannot answer it: it waits for the whole snapshot).
+//     worker's answer, not rendered).
 // Before the next stop, the worker is waited for until its index is ready again.
 import path from 'node:path';
 import { launchExtension } from '../e2e/support/launch.mjs';
@@ -32,6 +36,7 @@ const ENTRIES = 50_000;
 const CREME = { url: 'https://www.750g.com/recette-98213.htm', title: 'Crème brûlée facile au four' };
 const QUESTION = 'creme brulee';
 const LATER_MS = Number(process.env.BENCH_LATER_MS || 300);
+const TOPICS = process.env.BENCH_TOPICS === '1';
 
 /** Installed before the popup's scripts: when the question was typed, and when the as-you-type list first showed `url` after that. */
 function watchFor([url, live]) {
@@ -75,7 +80,7 @@ const history = [...largeHistory(ENTRIES, now), ...demoHistory(now), { url: CREM
 const installed = {};
 try {
   for (const [name, dist] of BUILDS) {
-    const ext = await launchExtension({ history, dist: path.resolve(dist) });
+    const ext = await launchExtension({ history, dist: path.resolve(dist), topics: TOPICS });
     const helper = await ext.context.newPage();
     await helper.goto(ext.url('popup.html'));
     await waitForIndex(helper, 180_000);
@@ -132,7 +137,7 @@ const ratio = (key) => {
   return fmt(after / before, 2);
 };
 report('restart', 'The first answer after a worker restart', [
-  `${ENTRIES.toLocaleString('en')}-entry history, both builds installed side by side, each idle with its index ready and saved. ${ROUNDS} rounds, the builds alternated; each time the worker stopped (DevTools protocol), then the popup opened and "${QUESTION}" typed: at once (navigation start → the first as-you-type answer shown), and ${LATER_MS} ms after navigation start (the input → the answer listing the page); then a search of the whole history sent to the stopped worker from an extension page (send → answer).`,
+  `${ENTRIES.toLocaleString('en')}-entry history, both builds installed side by side, each with its index ready and saved, ${TOPICS ? "topic search on (each browser's model understanding its pages in the background)" : 'topic search off (idle)'}. ${ROUNDS} rounds, the builds alternated; each time the worker stopped (DevTools protocol), then the popup opened and "${QUESTION}" typed: at once (navigation start → the first as-you-type answer shown), and ${LATER_MS} ms after navigation start (the input → the answer listing the page); then a search of the whole history sent to the stopped worker from an extension page (send → answer).`,
   table(['build', 'snapshot', 'typed at once: open → answer (ms), each round', 'median', 'answered by the index', `typed at ${LATER_MS} ms: key → answer (ms), each round`, 'median', 'whole history: send → answer (ms), each round', 'median'], rows),
   `after / before: ${ratio((i) => i.runs.map((r) => r.answerMs))}× typed at once, ${ratio((i) => i.later)}× typed later, ${ratio((i) => i.whole)}× over the whole history`,
 ]);

@@ -1,5 +1,5 @@
-//! `fetch` with a time limit and user cancellation, a cancellable sleep, and a yield to the event
-//! loop. Works in pages and in the service worker (global `fetch`/`setTimeout`, no `window`).
+//! `fetch` with a time limit and user cancellation, and a cancellable sleep. Works in pages and in
+//! the service worker (global `fetch`/`setTimeout`, no `window`).
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -16,11 +16,6 @@ extern "C" {
     fn clear_timeout(id: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(catch, js_namespace = AbortSignal, js_name = any)]
     fn abort_signal_any(signals: &js_sys::Array) -> Result<AbortSignal, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = scheduler, js_name = postTask)]
-    fn post_task(
-        callback: &js_sys::Function,
-        options: &JsValue,
-    ) -> Result<js_sys::Promise, JsValue>;
 }
 
 /// Why a request got no HTTP answer.
@@ -204,27 +199,6 @@ pub async fn sleep(ms: u32, cancel: &Cancel) {
     });
     // The promise only ever resolves.
     let _ = JsFuture::from(promise).await;
-}
-
-/// Lets the event loop run everything else that waits (a page's message, a timer) before going
-/// on: a task of background priority (`scheduler.postTask`), which runs once nothing of higher
-/// priority waits; not a microtask, which would run first, nor a `setTimeout(0)`, which the
-/// browser stretches to 4 ms once timers are nested five deep. Where there is no scheduler, a
-/// `setTimeout(0)`.
-pub async fn yield_now() {
-    // A closure, not `new Function`: the extension's policy forbids code from strings.
-    let noop: js_sys::Function = Closure::once_into_js(|| {}).unchecked_into();
-    let options = js_sys::Object::new();
-    let task = js_sys::Reflect::set(&options, &"priority".into(), &"background".into())
-        .ok()
-        .and_then(|_| post_task(&noop, &options).ok());
-    match task {
-        // The task does nothing: it only ever resolves.
-        Some(task) => {
-            let _ = JsFuture::from(task).await;
-        }
-        None => sleep(0, &Cancel::new()).await,
-    }
 }
 
 /// `work`'s result, or `None` when it takes longer than `ms` milliseconds (it is then dropped).

@@ -48,13 +48,8 @@ export function idbGet(key) {
   return run(BLOBS, 'readonly', (store) => store.get(key)).then((value) => (value instanceof Uint8Array ? value : null));
 }
 
-// Blobs written in one transaction: every one of them, or (when it fails) none.
-export function idbPutAll(keys, blobs) {
-  return run(BLOBS, 'readwrite', (store) => {
-    let last = null;
-    for (let i = 0; i < keys.length; i++) last = store.put(blobs[i], keys[i]);
-    return last;
-  }).then(() => undefined);
+export function idbPut(key, bytes) {
+  return run(BLOBS, 'readwrite', (store) => store.put(bytes, key)).then(() => undefined);
 }
 
 // Only the record stores are named by the Rust side.

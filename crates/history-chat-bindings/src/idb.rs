@@ -14,9 +14,8 @@ use crate::error::settle;
 extern "C" {
     #[wasm_bindgen(catch, js_name = idbGet)]
     fn idb_get(key: &str) -> Result<js_sys::Promise, JsValue>;
-    #[wasm_bindgen(catch, js_name = idbPutAll)]
-    fn idb_put_all(keys: &js_sys::Array, blobs: &js_sys::Array)
-    -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = idbPut)]
+    fn idb_put(key: &str, bytes: &js_sys::Uint8Array) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = recordsAll)]
     fn records_all(store: &str) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = recordsGet)]
@@ -85,18 +84,10 @@ pub async fn get(key: &str) -> Result<Option<Vec<u8>>, ChromeError> {
         .map(|bytes| bytes.to_vec()))
 }
 
-/// Stores each blob under its key, replacing what was there, in one transaction: all of them are
-/// written, or (an error) none.
-pub async fn put_all(blobs: &[(&str, &[u8])]) -> Result<(), ChromeError> {
-    let keys: js_sys::Array = blobs
-        .iter()
-        .map(|(key, _)| JsValue::from_str(key))
-        .collect();
-    let values: js_sys::Array = blobs
-        .iter()
-        .map(|(_, bytes)| JsValue::from(js_sys::Uint8Array::from(*bytes)))
-        .collect();
-    settle(PUT, idb_put_all(&keys, &values)).await?;
+/// Stores `bytes` under `key`, replacing what was there.
+pub async fn put(key: &str, bytes: &[u8]) -> Result<(), ChromeError> {
+    let array = js_sys::Uint8Array::from(bytes);
+    settle(PUT, idb_put(key, &array)).await?;
     Ok(())
 }
 

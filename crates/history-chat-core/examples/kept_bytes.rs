@@ -13,7 +13,7 @@
 use history_chat_core::clean::clean_url;
 use history_chat_core::history::{HistoryItem, RemovedVisits};
 use history_chat_core::index::Index;
-use history_chat_core::index::host::{Action, Event, Host};
+use history_chat_core::index::host::{Event, Host};
 use history_chat_core::semantic::{Entry, Quantised, Record};
 
 #[path = "common/synth.rs"]
@@ -58,14 +58,10 @@ fn main() {
     let mut host = Host::new();
     host.handle(Event::KeepForgotten(true));
     host.handle(Event::Need);
-    let mut actions = host.handle(Event::SnapshotRead {
+    host.handle(Event::SnapshotRead {
         bytes: Some(index.to_bytes()),
         now_ms: NOW_MS,
     });
-    // Decoded a slice at a time, as the worker feeds it.
-    while actions.contains(&Action::ContinueLoad) {
-        actions = host.handle(Event::LoadStep { now_ms: NOW_MS });
-    }
     host.handle(Event::VisitRemoved {
         removed: RemovedVisits {
             all_history: false,

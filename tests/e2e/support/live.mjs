@@ -103,10 +103,7 @@ export async function snapshotBytes(page) {
   );
 }
 
-/**
- * Deletes the index snapshot and its recent part (saved with it) from the extension's IndexedDB:
- * a worker that starts then has none (from an extension page; the worker must be stopped).
- */
+/** Deletes the index snapshot from the extension's IndexedDB (from an extension page; the worker must be stopped). */
 export async function deleteSnapshot(page) {
   await page.evaluate(
     () =>
@@ -118,7 +115,6 @@ export async function deleteSnapshot(page) {
           if (!db.objectStoreNames.contains('blobs')) return (db.close(), resolve());
           const tx = db.transaction('blobs', 'readwrite');
           tx.objectStore('blobs').delete('history-index');
-          tx.objectStore('blobs').delete('history-index-recent');
           tx.oncomplete = () => (db.close(), resolve());
           tx.onerror = () => (db.close(), reject(tx.error));
         };

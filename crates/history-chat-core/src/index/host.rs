@@ -17,13 +17,7 @@
 //!
 //! - **Loading** reads the saved snapshot (a fraction of a second at 50,000 pages). Requests wait
 //!   for it ([`Reply::AfterLoad`]: the worker parks them until [`Action::WakeWaiters`]); changes
-//!   are queued and applied once it is loaded. The snapshot's recent part, saved beside it
-//!   ([`RECENT_SPAN_MS`], [`Event::RecentRead`]), is read and loaded first: from then on a search
-//!   over a period it covers is answered from it (the popup's default period at once after a
-//!   restart, rather than after the whole snapshot is decoded); other requests go on waiting. The
-//!   changes queued meanwhile are applied to it too, a removal of any kind as a deletion. The
-//!   whole snapshot is then decoded a slice at a time ([`LOAD_STEP_ITEMS`], [`Event::LoadStep`]),
-//!   the worker's thread free between slices, so a page's request is answered meanwhile.
+//!   are queued and applied once it is loaded.
 //! - **Building** (no snapshot, another format version, or a corrupt one) reads the history in
 //!   time slices, newest first, one read at a time with a pause between them
 //!   ([`SLICE_PAUSE_MS`]), so the browser's own searches and the popup are served in between and
@@ -95,7 +89,7 @@ use crate::exclusions::Exclusions;
 use crate::history::Page;
 use crate::history::{HistoryItem, RemovedVisits};
 use crate::index::IndexProgress;
-use crate::index::{Hit, Index, LoadError, Loaded, Loader};
+use crate::index::{Hit, Index};
 use crate::period::{DAY_MS, HOUR_MS};
 use crate::site_filter::{self, SiteFilter};
 
@@ -109,16 +103,6 @@ pub const PERSIST_DELAY_MS: u32 = 2_000;
 /// the worker is stopped — they wake it — but one may land between a write and the worker
 /// stopping).
 pub const CATCH_UP_MARGIN_MS: i64 = 5 * 60 * 1000;
-
-/// The recent part of a saved snapshot ([`Action::Save`]'s `recent`): the pages visited in the
-/// 7 days up to its newest visit. A start answers a search over the last 7 days (the popup's
-/// default period) or less from it, while the whole snapshot is read and decoded.
-pub const RECENT_SPAN_MS: i64 = 7 * DAY_MS;
-
-/// Pages or words of the snapshot decoded per [`Event::LoadStep`]: about 8 ms in the extension
-/// (a 50,000-entry history has some 43,000 pages and 30,000 words), so a page's request waits at
-/// most that long behind the load.
-pub const LOAD_STEP_ITEMS: usize = 4_000;
 
 /// The first slice of a build: the last day, which is what most questions are about, searchable
 /// after one small read.
@@ -201,19 +185,6 @@ pub enum Event {
         /// The current time, ms since the Unix epoch: a build cuts its slices back from it.
         now_ms: i64,
     },
-    /// The snapshot's recent part was read, before the whole snapshot ([`Index::recent_to_bytes`]):
-    /// searches within its span are answered from it until [`Event::SnapshotRead`]. Ignored unless
-    /// loading; one that cannot be loaded is no recent part (the whole snapshot decides).
-    RecentRead {
-        /// The stored bytes.
-        bytes: Vec<u8>,
-    },
-    /// The worker's thread was free since [`Action::ContinueLoad`]: the next slice of the
-    /// snapshot is decoded.
-    LoadStep {
-        /// The current time, ms since the Unix epoch: a snapshot found corrupt starts a build.
-        now_ms: i64,
-    },
     /// A history read ended: its items, or `None` when it failed.
     HistoryRead {
         /// Which read.
@@ -277,11 +248,8 @@ pub enum Action {
     /// Tell the indexes that follow this one (topic search) what changed in its pages. Always
     /// first of an event's actions.
     Follow(Followed),
-    /// Read the snapshot's recent part and feed [`Event::RecentRead`] (when there is one), then
-    /// read the whole snapshot and feed [`Event::SnapshotRead`].
+    /// Read the snapshot, then feed [`Event::SnapshotRead`].
     ReadSnapshot,
-    /// Let the worker's thread answer what waits, then feed [`Event::LoadStep`].
-    ContinueLoad,
     /// Read this slice of history, then feed [`Event::HistoryRead`].
     ReadHistory(HistoryRead),
     /// Feed [`Event::PersistDue`] in this many milliseconds.
@@ -292,13 +260,9 @@ pub enum Action {
     /// Save these bytes as the snapshot. They hold every event handled before this action was
     /// returned (a failed write costs a rebuild or an older snapshot at the next start, where the
     /// worker's journal of removals replays what it lacks).
-    /// Both are written together (one transaction): a start never reads a recent part of
-    /// another save.
     Save {
         /// [`Index::to_bytes`].
         bytes: Vec<u8>,
-        /// [`Index::recent_to_bytes`] over [`RECENT_SPAN_MS`].
-        recent: Vec<u8>,
     },
     /// Take these pages out of the answers stored in the conversation.
     ForgetInConversation(RemovedVisits),
@@ -393,15 +357,6 @@ pub enum BuildCause {
     Corrupt,
 }
 
-impl From<LoadError> for BuildCause {
-    fn from(error: LoadError) -> Self {
-        match error {
-            LoadError::Version { .. } => BuildCause::OtherVersion,
-            LoadError::NotAnIndex | LoadError::Corrupt(_) => BuildCause::Corrupt,
-        }
-    }
-}
-
 /// How much of the history the index holds.
 #[derive(Debug, Clone, PartialEq)]
 enum Coverage {
@@ -482,10 +437,6 @@ enum Phase {
     Loading {
         queued: Vec<Change>,
         verify_at: Option<i64>,
-        /// The snapshot's recent part, once read, with the queued changes applied.
-        recent: Option<Recent>,
-        /// The whole snapshot, once read, as far as it is decoded.
-        loader: Option<Loader>,
     },
     /// The index answers; `pending` is the history read that is out (the slices of a build, or
     /// the catch-up after a load), if any.
@@ -494,44 +445,6 @@ enum Phase {
         coverage: Coverage,
         pending: Option<Pending>,
     },
-}
-
-/// A snapshot's recent part, loaded while the whole snapshot is read: every page visited since
-/// `since_ms`.
-#[derive(Debug)]
-struct Recent {
-    index: Box<Index>,
-    since_ms: i64,
-}
-
-impl Recent {
-    /// Its answer to a search over a period it covers; `None` for anything else.
-    fn answer(&self, question: &Question, now_ms: i64) -> Option<Answer> {
-        let hits = match question {
-            Question::Search {
-                query,
-                start_ms,
-                limit,
-            } if *start_ms >= self.since_ms => {
-                let asked = site_filter::parse(query);
-                self.index
-                    .search_in(&asked.words, &asked.filter, *start_ms, now_ms, *limit)
-            }
-            Question::Keyword {
-                keyword,
-                sites,
-                start_ms,
-                limit,
-            } if *start_ms >= self.since_ms => self
-                .index
-                .search_keyword_in(keyword, sites, *start_ms, now_ms, *limit),
-            _ => return None,
-        };
-        Some(Answer::Pages {
-            pages: hits.into_iter().map(|hit| hit.page).collect(),
-            indexing: None,
-        })
-    }
 }
 
 /// The index and its lifecycle. See the [module docs](self).
@@ -554,8 +467,6 @@ pub struct Host {
     listed: bool,
     /// The followers have heard that the index holds the whole history ([`Followed::Complete`]).
     told_complete: bool,
-    /// What the load's last step touched, for the first listing, made at the next event.
-    deferred: Option<Touched>,
 }
 
 impl Host {
@@ -573,20 +484,9 @@ impl Host {
             Action::ForgetInConversation(removed) => Some(removed),
             _ => None,
         });
-        let mut touched = follow::with_forgotten(touched, forgotten);
-        if let Some(earlier) = self.deferred.take() {
-            touched = earlier.and(touched);
-        }
+        let touched = follow::with_forgotten(touched, forgotten);
         let mut listed = self.listed;
-        // The load's last step leaves the first listing, with what the step touched, to the step
-        // after it ([`Host::load_step`]).
-        let followed =
-            if !listed && self.index().is_some() && actions.contains(&Action::ContinueLoad) {
-                self.deferred = Some(touched);
-                None
-            } else {
-                follow::followed(touched, self.index(), &mut listed)
-            };
+        let followed = follow::followed(touched, self.index(), &mut listed);
         self.listed = listed;
         let mut told = Vec::new();
         if let Some(followed) = followed {
@@ -635,11 +535,7 @@ impl Host {
         let mut actions = Vec::new();
         match event {
             Event::Need => self.need(&mut actions),
-            Event::RecentRead { bytes } => self.recent_loaded(&bytes, &mut actions),
-            Event::SnapshotRead { bytes, now_ms } => {
-                self.read_snapshot(bytes, now_ms, &mut actions)
-            }
-            Event::LoadStep { now_ms } => self.load_step(now_ms, &mut actions),
+            Event::SnapshotRead { bytes, now_ms } => self.loaded(bytes, now_ms, &mut actions),
             Event::HistoryRead { id, items } => self.history_read(id, items, &mut actions),
             Event::Visited(item) => self.change(Change::Visited(item), &mut actions),
             Event::Removed(removed) => self.deleted(removed, &mut actions),
@@ -669,10 +565,8 @@ impl Host {
                     && self.dirty
                 {
                     self.dirty = false;
-                    let newest = index.recent(0, 1).first().map_or(0, |p| p.last_visit_ms);
                     actions.push(Action::Save {
                         bytes: index.to_bytes(),
-                        recent: index.recent_to_bytes(newest.saturating_sub(RECENT_SPAN_MS)),
                     });
                 }
             }
@@ -688,12 +582,7 @@ impl Host {
                     progress: IndexProgress::default(),
                 });
             }
-            Phase::Loading { recent, .. } => {
-                return match recent.as_ref().and_then(|r| r.answer(question, now_ms)) {
-                    Some(answer) => Reply::Now(answer),
-                    None => Reply::AfterLoad,
-                };
-            }
+            Phase::Loading { .. } => return Reply::AfterLoad,
             Phase::Live {
                 index,
                 coverage,
@@ -851,69 +740,25 @@ impl Host {
             self.phase = Phase::Loading {
                 queued: Vec::new(),
                 verify_at: None,
-                recent: None,
-                loader: None,
             };
             actions.push(Action::ReadSnapshot);
         }
     }
 
-    /// The whole snapshot was read: its header checked, its decoding started ([`Loader`]).
-    fn read_snapshot(&mut self, bytes: Option<Vec<u8>>, now_ms: i64, actions: &mut Vec<Action>) {
-        let Phase::Loading { loader, .. } = &mut self.phase else {
+    fn loaded(&mut self, bytes: Option<Vec<u8>>, now_ms: i64, actions: &mut Vec<Action>) {
+        let Phase::Loading { queued, verify_at } = &mut self.phase else {
             // A load that no longer matters ("clear all" ended it).
-            return;
-        };
-        match bytes.map(Loader::new) {
-            Some(Ok(started)) => {
-                *loader = Some(started);
-                actions.push(Action::ContinueLoad);
-            }
-            None => self.loaded(Err(BuildCause::NoSnapshot), now_ms, actions),
-            Some(Err(error)) => self.loaded(Err(error.into()), now_ms, actions),
-        }
-    }
-
-    /// The next slice of the snapshot decoded; the index loaded after the last one.
-    fn load_step(&mut self, now_ms: i64, actions: &mut Vec<Action>) {
-        let Phase::Loading { loader, .. } = &mut self.phase else {
-            return;
-        };
-        let Some(started) = loader.take() else {
-            return;
-        };
-        match started.step(LOAD_STEP_ITEMS) {
-            Ok(Loaded::Partly(more)) => {
-                *loader = Some(more);
-                actions.push(Action::ContinueLoad);
-            }
-            Ok(Loaded::Done(index)) => {
-                self.loaded(Ok(index), now_ms, actions);
-                // Every page is listed to the followers at the next step, after the requests
-                // that waited are answered: listing 40,000 pages takes tens of milliseconds.
-                if !self.listed {
-                    actions.push(Action::ContinueLoad);
-                }
-            }
-            Err(error) => self.loaded(Err(error.into()), now_ms, actions),
-        }
-    }
-
-    fn loaded(
-        &mut self,
-        loaded: Result<Index, BuildCause>,
-        now_ms: i64,
-        actions: &mut Vec<Action>,
-    ) {
-        let Phase::Loading {
-            queued, verify_at, ..
-        } = &mut self.phase
-        else {
             return;
         };
         let queued = std::mem::take(queued);
         let verify_at = verify_at.take();
         actions.push(Action::WakeWaiters);
+        let loaded = match bytes.as_deref().map(Index::from_bytes) {
+            Some(Ok(index)) => Ok(index),
+            None => Err(BuildCause::NoSnapshot),
+            Some(Err(crate::index::LoadError::Version { .. })) => Err(BuildCause::OtherVersion),
+            Some(Err(_)) => Err(BuildCause::Corrupt),
+        };
         match loaded {
             Ok(mut index) => {
                 // From the snapshot's own newest visit: the queued visits are newer still, and
@@ -969,24 +814,6 @@ impl Host {
                 self.start_build(cause, now_ms, actions);
             }
         }
-    }
-
-    /// The snapshot's recent part, read while loading: filtered as a loaded snapshot is, with the
-    /// changes queued so far applied; then the requests that waited are asked again.
-    fn recent_loaded(&mut self, bytes: &[u8], actions: &mut Vec<Action>) {
-        let Phase::Loading { queued, recent, .. } = &mut self.phase else {
-            return;
-        };
-        let Ok((index, since_ms)) = Index::recent_from_bytes(bytes) else {
-            return;
-        };
-        let mut index = Box::new(index);
-        index.remove_where(|url| self.exclusions.excludes(url));
-        for change in queued.iter() {
-            apply_recent(&mut index, change, &self.exclusions);
-        }
-        *recent = Some(Recent { index, since_ms });
-        actions.push(Action::WakeWaiters);
     }
 
     fn start_build(&mut self, cause: BuildCause, now_ms: i64, actions: &mut Vec<Action>) {
@@ -1297,12 +1124,7 @@ impl Host {
         );
         match &mut self.phase {
             Phase::Cold => {}
-            Phase::Loading { queued, recent, .. } if !clear_all => {
-                if let Some(recent) = recent {
-                    apply_recent(&mut recent.index, &change, &self.exclusions);
-                }
-                queued.push(change);
-            }
+            Phase::Loading { queued, .. } if !clear_all => queued.push(change),
             Phase::Loading { .. } => {
                 // The history is empty now: nothing to load, nothing to build, nothing to verify.
                 self.verify_owed = false;
@@ -1344,24 +1166,14 @@ impl Host {
         let lifted = self.exclusions.lifted_by(&exclusions);
         self.exclusions = exclusions;
         let id = ReadId(self.next_read);
-        let (index, coverage, pending) = match &mut self.phase {
-            Phase::Live {
-                index,
-                coverage,
-                pending,
-            } => (index, coverage, pending),
-            // Loading: the snapshot and every read are filtered when they come; a recent part
-            // already loaded now.
-            Phase::Loading {
-                recent: Some(recent),
-                ..
-            } => {
-                recent
-                    .index
-                    .remove_where(|url| self.exclusions.excludes(url));
-                return;
-            }
-            Phase::Cold | Phase::Loading { .. } => return,
+        let Phase::Live {
+            index,
+            coverage,
+            pending,
+        } = &mut self.phase
+        else {
+            // Cold or loading: the snapshot and every read are filtered when they come.
+            return;
         };
         let dropped = index.remove_where(|url| self.exclusions.excludes(url));
         let complete = matches!(coverage, Coverage::Complete);
@@ -1458,19 +1270,6 @@ fn judge(keep: Option<bool>, index: &Index, change: Change, actions: &mut Vec<Ac
             actions.push(Action::ForgetInConversation(removed.clone()));
             Change::Removed(removed)
         }
-    }
-}
-
-/// A change queued while loading, applied to the recent part that answers meanwhile: visits and
-/// removals alike; a removal not judged yet is a deletion there (what Chrome expires is months
-/// old, never in the recent part), and the pages it keeps are not its own.
-fn apply_recent(index: &mut Index, change: &Change, exclusions: &Exclusions) {
-    match change {
-        Change::VisitRemoved { removed, .. } => {
-            apply(index, Change::Removed(removed.clone()), exclusions)
-        }
-        Change::Keep(_) => {}
-        other => apply(index, other.clone(), exclusions),
     }
 }
 

@@ -40,7 +40,7 @@ mod tokenisation_tests;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
-pub use persist::{FORMAT_VERSION, LoadError, Loaded, Loader};
+pub use persist::{FORMAT_VERSION, LoadError};
 pub use progress::IndexProgress;
 
 use crate::address::split_address;

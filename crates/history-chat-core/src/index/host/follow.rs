@@ -3,10 +3,8 @@
 //! search follows it this way (the worker hands it on); the lexical index is the one list of
 //! pages, kept ones included, so whatever leaves it leaves the followers too.
 //!
-//! The first time the index is there, every page it holds is listed (a build's: at its first
-//! slice; a loaded one's: at the event after the load's last step, so that the requests that
-//! waited for the load are answered first, with what that step touched); after that only the
-//! pages an event touched: those a read or a visit brought (still held:
+//! The first time the index is there (loaded or being built), every page it holds is listed;
+//! after that only the pages an event touched: those a read or a visit brought (still held:
 //! changed; no longer held: gone, as an excluded site's), those a removal or a page's own removal
 //! names (gone, or still held when kept after Chrome forgot them), the kept pages an "off" or a
 //! "forget" drops, and
@@ -63,20 +61,6 @@ pub(super) enum Touched {
     All,
     /// These cleaned URLs.
     Urls(Vec<String>),
-}
-
-impl Touched {
-    /// The pages either touched (every page if either is all).
-    pub(super) fn and(self, other: Touched) -> Touched {
-        match (self, other) {
-            (Touched::All, _) | (_, Touched::All) => Touched::All,
-            (Touched::Nothing, touched) | (touched, Touched::Nothing) => touched,
-            (Touched::Urls(mut urls), Touched::Urls(more)) => {
-                urls.extend(more);
-                Touched::Urls(urls)
-            }
-        }
-    }
 }
 
 /// Adds to `touched` the pages the host's actions forget in the conversation (`forgotten`): a

@@ -47,11 +47,7 @@ struct Sim {
     host: Host,
     browser: Vec<HistoryItem>,
     stored: Option<Vec<u8>>,
-    /// The recent part saved with `stored`.
-    stored_recent: Option<Vec<u8>>,
     snapshot_reads: usize,
-    /// [`Action::ContinueLoad`]s not fed back yet.
-    steps_due: usize,
     reads: VecDeque<HistoryRead>,
     timers: usize,
     saves: usize,
@@ -62,8 +58,6 @@ struct Sim {
     follower: Option<BTreeSet<String>>,
     /// How many times the follower heard that the index holds the whole history.
     completes: usize,
-    /// The pages the first listing said were gone.
-    listed_gone: Vec<String>,
 }
 
 impl Sim {
@@ -72,9 +66,7 @@ impl Sim {
             host: Host::new(),
             browser,
             stored: None,
-            stored_recent: None,
             snapshot_reads: 0,
-            steps_due: 0,
             reads: VecDeque::new(),
             timers: 0,
             saves: 0,
@@ -82,7 +74,6 @@ impl Sim {
             completes: 0,
             forgotten: Vec::new(),
             follower: None,
-            listed_gone: Vec::new(),
         }
     }
 
@@ -92,7 +83,6 @@ impl Sim {
             host: Host::new(),
             reads: VecDeque::new(),
             snapshot_reads: 0,
-            steps_due: 0,
             wakes: 0,
             // A new worker's topic search hears every page again.
             follower: None,
@@ -130,15 +120,13 @@ impl Sim {
             match action {
                 Action::Follow(followed) => self.follow(followed),
                 Action::ReadSnapshot => self.snapshot_reads += 1,
-                Action::ContinueLoad => self.steps_due += 1,
                 Action::ReadHistory(read) => self.reads.push_back(read),
                 Action::PersistAfter { ms } => {
                     assert_eq!(ms, PERSIST_DELAY_MS);
                     self.timers += 1;
                 }
-                Action::Save { bytes, recent } => {
+                Action::Save { bytes } => {
                     self.stored = Some(bytes);
-                    self.stored_recent = Some(recent);
                     self.saves += 1;
                 }
                 Action::ForgetInConversation(removed) => self.forgotten.push(removed),
@@ -162,7 +150,6 @@ impl Sim {
     fn follow(&mut self, followed: Followed) {
         match followed {
             Followed::Listed { pages, gone } => {
-                self.listed_gone.extend(gone.iter().cloned());
                 let follower = self.follower.get_or_insert_with(BTreeSet::new);
                 follower.extend(urls(&pages));
                 for url in gone {
@@ -193,27 +180,8 @@ impl Sim {
         }
     }
 
-    /// The stored recent part read, as the worker feeds it before the whole snapshot.
-    fn give_recent(&mut self) {
-        let bytes = self.stored_recent.clone().expect("a recent part was saved");
-        self.feed(Event::RecentRead { bytes });
-    }
-
-    /// The whole snapshot read, and decoded to the end.
     fn give_snapshot(&mut self, bytes: Option<Vec<u8>>) {
         self.feed(Event::SnapshotRead { bytes, now_ms: NOW });
-        while self.step() {}
-    }
-
-    /// Feeds one [`Event::LoadStep`] if one is due; whether one was.
-    fn step(&mut self) -> bool {
-        if self.steps_due == 0 {
-            return false;
-        }
-        assert_eq!(self.steps_due, 1, "one step at a time");
-        self.steps_due -= 1;
-        self.feed(Event::LoadStep { now_ms: NOW });
-        true
     }
 
     /// The one read that is out (the host never has two).
@@ -1718,236 +1686,4 @@ fn followers_hear_every_page_once_then_only_what_changed() {
         follows(&mut sim, Event::Removed(clear_all())),
         [Followed::Cleared]
     );
-}
-
-#[test]
-fn the_recent_part_is_saved_with_the_snapshot_and_spans_the_week_before_the_newest_visit() {
-    let sim = Sim::built(history());
-    let (recent, since) = Index::recent_from_bytes(sim.stored_recent.as_deref().unwrap()).unwrap();
-    // The newest visit is 30 s old (the filler's first page).
-    assert_eq!(since, NOW - 30_000 - RECENT_SPAN_MS);
-    let whole = Index::from_bytes(sim.stored.as_deref().unwrap()).unwrap();
-    let expected: BTreeSet<String> = urls(&whole.recent(since, usize::MAX)).into_iter().collect();
-    let held: BTreeSet<String> = urls(&recent.recent(i64::MIN, usize::MAX))
-        .into_iter()
-        .collect();
-    assert_eq!(held, expected, "every page of the span, and only those");
-    assert!(held.contains(CREME) && !held.contains(CTE));
-    assert!(
-        held.len() < whole.len() / 10,
-        "{} of {}",
-        held.len(),
-        whole.len()
-    );
-}
-
-#[test]
-fn while_the_snapshot_loads_its_recent_part_answers_the_searches_it_covers() {
-    let mut sim = loading();
-    let week = NOW - 7 * DAY_MS;
-    let question = |start_ms| Question::Search {
-        query: "creme brulee".to_owned(),
-        start_ms,
-        limit: 10,
-    };
-    assert_eq!(
-        sim.ask(question(week)),
-        Reply::AfterLoad,
-        "nothing read yet"
-    );
-    sim.give_recent();
-    assert_eq!(sim.wakes, 1, "the waiting requests are asked again");
-    assert!(
-        sim.host.index().is_none(),
-        "still loading: the followers wait for the whole index"
-    );
-    assert_eq!(
-        sim.search("creme brulee", week),
-        (vec![CREME.to_owned()], None)
-    );
-    assert_eq!(sim.search("creme brulee", NOW - DAY_MS).0, [CREME]);
-    match sim.ask(Question::Keyword {
-        keyword: "brulee".to_owned(),
-        sites: SiteFilter::default(),
-        start_ms: week,
-        limit: 10,
-    }) {
-        Reply::Now(Answer::Pages {
-            pages,
-            indexing: None,
-        }) => assert_eq!(urls(&pages), [CREME]),
-        other => panic!("the keyword is not answered from the recent part: {other:?}"),
-    }
-    // Beyond its span, and everything that is not a search, waits for the whole snapshot.
-    assert_eq!(sim.ask(question(NOW - 30 * DAY_MS)), Reply::AfterLoad);
-    assert_eq!(sim.ask(question(0)), Reply::AfterLoad);
-    assert_eq!(sim.ask(Question::Warm), Reply::AfterLoad);
-    assert_eq!(sim.ask(Question::Kept), Reply::AfterLoad);
-    // The whole snapshot then answers everything.
-    let stored = sim.stored.clone();
-    sim.give_snapshot(stored);
-    assert!(sim.finds("recursive cte", CTE));
-    assert!(sim.finds("creme brulee", CREME));
-}
-
-#[test]
-fn the_recent_part_has_the_changes_queued_before_and_during_its_load() {
-    let mut sim = loading();
-    let week = NOW - 7 * DAY_MS;
-    let fresh = "https://fresh.example/";
-    let filler = "https://site3.example/page/3";
-    let filler_title = "Filler page 3 about topic3";
-    let other = "https://site5.example/page/5";
-    // Queued before the recent part is read: a visit and a deletion.
-    sim.feed(Event::Visited(item(fresh, "Freshly visited orchid", 0)));
-    sim.feed(Event::Removed(removed(&[CREME])));
-    sim.give_recent();
-    assert_eq!(sim.search("orchid", week).0, [fresh]);
-    assert!(sim.search("creme brulee", week).0.is_empty(), "deleted");
-    assert_eq!(
-        sim.search(filler_title, week).0.first().map(String::as_str),
-        Some(filler)
-    );
-    // During: a history removal not judged yet (a deletion here), a forget, an exclusion.
-    sim.feed(Event::VisitRemoved {
-        removed: removed(&[filler]),
-        now_ms: NOW,
-    });
-    assert!(!sim.search(filler_title, week).0.iter().any(|u| u == filler));
-    sim.feed(Event::Forget(vec![fresh.to_owned()]));
-    assert!(sim.search("orchid", week).0.is_empty(), "forgotten");
-    assert!(sim.search("topic5", week).0.iter().any(|u| u == other));
-    sim.feed(Event::Exclusions {
-        exclusions: Exclusions::parse("site5.example").unwrap(),
-        now_ms: NOW,
-    });
-    assert!(
-        !sim.search("topic5", week)
-            .0
-            .iter()
-            .any(|u| u.contains("site5.example")),
-        "an excluded site's pages leave the recent part at once"
-    );
-    // "Clear all history" ends the load: an empty, complete index.
-    sim.feed(Event::Removed(clear_all()));
-    assert!(sim.host.is_ready());
-    assert!(sim.search("topic", week).0.is_empty());
-}
-
-#[test]
-fn a_recent_part_that_cannot_be_loaded_or_comes_late_changes_nothing() {
-    let mut sim = loading();
-    let week = NOW - 7 * DAY_MS;
-    let mut bytes = sim.stored_recent.clone().unwrap();
-    bytes.truncate(bytes.len() / 2);
-    sim.feed(Event::RecentRead { bytes });
-    assert_eq!(sim.wakes, 0);
-    assert_eq!(
-        sim.ask(Question::Search {
-            query: "creme".to_owned(),
-            start_ms: week,
-            limit: 10
-        }),
-        Reply::AfterLoad,
-        "the requests wait for the whole snapshot"
-    );
-    // One that comes once the whole snapshot is loaded is ignored.
-    let stored = sim.stored.clone();
-    sim.give_snapshot(stored);
-    sim.feed(Event::Removed(removed(&[CREME])));
-    sim.give_recent();
-    assert!(!sim.finds("creme brulee", CREME));
-    assert!(sim.finds("recursive cte", CTE));
-}
-
-#[test]
-fn a_recent_part_saved_before_an_exclusion_is_filtered_when_loaded() {
-    let mut sim = loading();
-    sim.feed(Event::Exclusions {
-        exclusions: Exclusions::parse("cuisine.example").unwrap(),
-        now_ms: NOW,
-    });
-    sim.give_recent();
-    assert!(sim.search("creme brulee", NOW - 7 * DAY_MS).0.is_empty());
-}
-
-#[test]
-fn the_snapshot_is_decoded_a_slice_at_a_time_and_the_recent_part_answers_in_between() {
-    let mut sim = loading();
-    let week = NOW - 7 * DAY_MS;
-    sim.give_recent();
-    let stored = sim.stored.clone();
-    sim.feed(Event::SnapshotRead {
-        bytes: stored,
-        now_ms: NOW,
-    });
-    // 3,003 pages and their words: one slice, then another.
-    assert_eq!(sim.steps_due, 1, "the decoding goes on in a step");
-    assert!(sim.step());
-    assert!(sim.host.index().is_none(), "not loaded after one slice");
-    assert_eq!(
-        sim.search("creme brulee", week).0,
-        [CREME],
-        "the recent part answers meanwhile"
-    );
-    assert_eq!(sim.ask(Question::Warm), Reply::AfterLoad);
-    // A change between slices is applied to the recent part now, to the index once loaded.
-    sim.feed(Event::Removed(removed(&[CREME])));
-    assert!(sim.search("creme brulee", week).0.is_empty());
-    let mut steps = 1;
-    while sim.step() {
-        steps += 1;
-    }
-    assert!(steps >= 2, "{steps} steps");
-    assert!(sim.host.is_ready());
-    assert!(!sim.finds("creme brulee", CREME));
-    assert!(sim.finds("recursive cte", CTE));
-    assert_eq!(sim.wakes, 2, "woken by the recent part, then by the index");
-}
-
-#[test]
-fn a_snapshot_found_corrupt_midway_is_rebuilt() {
-    let mut sim = loading();
-    let mut bytes = sim.stored.clone().unwrap();
-    bytes.truncate(bytes.len() * 2 / 3);
-    sim.feed(Event::SnapshotRead {
-        bytes: Some(bytes),
-        now_ms: NOW,
-    });
-    assert!(sim.step(), "the header is fine: the decoding starts");
-    while sim.step() {}
-    assert_eq!(sim.host.build_cause(), Some(BuildCause::Corrupt));
-    assert_eq!(sim.wakes, 1);
-    sim.serve_all();
-    assert!(sim.host.is_ready() && sim.finds("recursive cte", CTE));
-}
-
-#[test]
-fn the_first_listing_after_a_load_comes_a_step_later_with_what_the_load_removed() {
-    let mut sim = loading();
-    sim.feed(Event::KeepForgotten(false));
-    // A removal that woke the worker: judged (a deletion) once the snapshot is loaded.
-    sim.feed(Event::VisitRemoved {
-        removed: removed(&[CREME]),
-        now_ms: NOW,
-    });
-    let stored = sim.stored.clone();
-    sim.feed(Event::SnapshotRead {
-        bytes: stored,
-        now_ms: NOW,
-    });
-    while sim.host.index().is_none() {
-        assert!(sim.step(), "the load goes on");
-    }
-    assert!(sim.follower.is_none(), "not listed in the load's last step");
-    assert_eq!(sim.completes, 0);
-    assert!(sim.step(), "one more step lists");
-    assert!(sim.follower.is_some());
-    assert_eq!(sim.completes, 1);
-    assert_eq!(
-        sim.listed_gone,
-        [CREME],
-        "the page the load removed is gone for the followers too"
-    );
-    assert!(!sim.step());
 }
