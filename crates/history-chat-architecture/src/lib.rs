@@ -49,13 +49,14 @@ pub const CORE_LAYERS: &[(&str, &[&str])] = &[
             "history",
             "exclusions",
             "site_filter",
+            "origin",
             "archive",
             "display",
         ],
     ),
     // The engines that answer a question about pages: the lexical index, the semantic vectors,
     // what pages said (their content).
-    ("engines", &["index", "semantic", "content"]),
+    ("engines", &["index", "semantic", "content", "places"]),
     // Retrieval: the sources behind one interface, the one plan, fusion.
     ("retrieval", &["search", "retrieval"]),
     // AI mode: the pipeline, its model trait and prompts, the providers' wire formats.

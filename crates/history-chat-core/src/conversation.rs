@@ -443,6 +443,7 @@ mod tests {
             last_visit_ms: at_ms - 1,
             visit_count: 2,
             passage: None,
+            marks: Default::default(),
         };
         Turn::local(at_ms, question, Period::Week, Ok(vec![page]))
     }
@@ -455,6 +456,7 @@ mod tests {
             last_visit_ms: 1,
             visit_count: 1,
             passage: None,
+            marks: Default::default(),
         };
         let pages = vec![
             page("https://secret.example/a"),
@@ -813,6 +815,7 @@ mod tests {
                 last_visit_ms: at_ms - 1,
                 visit_count: 1,
                 passage: None,
+                marks: Default::default(),
             })
             .collect();
         let turn = Turn::local(at_ms, "q", Period::Week, Ok(pages));
@@ -904,6 +907,7 @@ mod tests {
             last_visit_ms: 1,
             visit_count: 1,
             passage: None,
+            marks: Default::default(),
         };
         let mut turn = Turn::local(
             5,

@@ -581,6 +581,7 @@ mod tests {
             last_visit_ms: 1,
             visit_count: 1,
             passage: None,
+            marks: Default::default(),
         };
         let exclusions = Exclusions::parse("*.secret.example").expect("list");
         let mut pages = vec![

@@ -58,6 +58,63 @@ pub struct Page {
     /// it said (its content, read when it was visited); `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passage: Option<Passage>,
+    /// Where else the page was found: a bookmark, an open tab (their switches on); empty for a
+    /// page found in the history only.
+    #[serde(default, skip_serializing_if = "Marks::is_empty")]
+    pub marks: Marks,
+}
+
+/// Where, besides the history, a page of an answer was found ([`crate::places`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Marks {
+    /// The page is bookmarked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bookmark: Option<Bookmarked>,
+    /// The page is open in a tab.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tab: Option<OpenTab>,
+    /// Found only as a bookmark or an open tab: no source of the history's had it, so a row
+    /// offers no "Remove from history".
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub outside_history: bool,
+}
+
+impl Marks {
+    /// Nothing besides the history.
+    pub fn is_empty(&self) -> bool {
+        self.bookmark.is_none() && self.tab.is_none() && !self.outside_history
+    }
+
+    /// Both pages' marks: each mark of either (`self`'s first), and outside the history only when
+    /// both were.
+    pub fn merged(&self, other: &Marks) -> Marks {
+        Marks {
+            bookmark: self.bookmark.clone().or_else(|| other.bookmark.clone()),
+            tab: self.tab.or(other.tab),
+            outside_history: self.outside_history && other.outside_history,
+        }
+    }
+}
+
+/// A bookmark of the page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Bookmarked {
+    /// The folders it is in, outermost first (`["Bookmarks bar", "Rust"]`).
+    pub folders: Vec<String>,
+    /// When it was added, ms since the Unix epoch (0: not known).
+    pub added_ms: i64,
+}
+
+/// An open tab showing the page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OpenTab {
+    /// The tab's id (`chrome.tabs`).
+    pub tab_id: i32,
+    /// Its window's id.
+    pub window_id: i32,
 }
 
 /// What a page said that matched a question: a passage of its text as it was read, with the
@@ -178,6 +235,7 @@ pub fn clean_and_merge(items: impl IntoIterator<Item = HistoryItem>) -> Vec<Page
                     last_visit_ms: item.last_visit_ms,
                     visit_count: item.visit_count,
                     passage: None,
+                    marks: Default::default(),
                 });
             }
         }
@@ -278,6 +336,7 @@ mod tests {
                     last_visit_ms: 5_000,
                     visit_count: 7,
                     passage: None,
+                    marks: Default::default(),
                 },
                 Page {
                     url: "https://other.example/".into(),
@@ -285,6 +344,7 @@ mod tests {
                     last_visit_ms: 2_000,
                     visit_count: 1,
                     passage: None,
+                    marks: Default::default(),
                 },
             ]
         );
@@ -344,6 +404,7 @@ mod tests {
             last_visit_ms: 5,
             visit_count: 2,
             passage: None,
+            marks: Default::default(),
         };
         let fields =
             json!({"url": "https://a.example/", "title": "A", "lastVisitMs": 5, "visitCount": 2});

@@ -78,10 +78,12 @@ pub mod clean;
 pub mod display;
 pub mod exclusions;
 pub mod history;
+pub mod origin;
 pub mod site_filter;
 
 pub mod content;
 pub mod index;
+pub mod places;
 pub mod semantic;
 
 pub mod retrieval;

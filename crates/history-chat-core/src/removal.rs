@@ -198,6 +198,7 @@ mod tests {
             last_visit_ms: 5,
             visit_count: 2,
             passage: None,
+            marks: Default::default(),
         };
         let progress = |since_ms| IndexProgress {
             pages: 10,
@@ -284,6 +285,7 @@ mod tests {
                 last_visit_ms: 5,
                 visit_count: 2,
                 passage: None,
+                marks: Default::default(),
             }],
             indexing: Some(IndexProgress {
                 pages: 10,

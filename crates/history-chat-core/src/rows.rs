@@ -120,6 +120,7 @@ mod tests {
                 last_visit_ms: 0,
                 visit_count: visits,
                 passage: None,
+                marks: Default::default(),
             },
             reason: String::new(),
         }

@@ -177,6 +177,7 @@ mod tests {
             last_visit_ms: NOW - days_ago * DAY_MS,
             visit_count: 1,
             passage: None,
+            marks: Default::default(),
         }
     }
 

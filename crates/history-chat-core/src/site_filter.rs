@@ -30,6 +30,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::address::{unicode_host, web_address};
+use crate::origin::{Origin, Origins, origin_term};
 
 /// One site of a filter: a host in the browser's form (lower case, `xn--` labels, no trailing
 /// dot, no `www.`), perhaps with a port.
@@ -160,6 +161,10 @@ pub struct SiteQuestion {
     pub terms: Vec<SiteTerm>,
     /// Its bad `site:` terms as typed (kept in [`SiteQuestion::words`]).
     pub rejected: Vec<String>,
+    /// The sources it searches ([`crate::origin`]): those its source terms name, or all.
+    pub origins: Origins,
+    /// Its source terms (`bookmark:`, `onglet:`…), in order, each with the source it names.
+    pub origin_terms: Vec<(String, Origin)>,
 }
 
 impl SiteQuestion {
@@ -175,6 +180,15 @@ pub fn parse(question: &str) -> SiteQuestion {
     let mut words: Vec<&str> = Vec::new();
     let mut last_is_word = false;
     for token in question.split_whitespace() {
+        if let Some((origin, glued)) = origin_term(token) {
+            parsed.origins.name(origin);
+            parsed.origin_terms.push((token.to_owned(), origin));
+            last_is_word = !glued.is_empty();
+            if last_is_word {
+                words.push(glued);
+            }
+            continue;
+        }
         match site_term(token) {
             Some(Ok(term)) => {
                 let sites = match term.exclude {
@@ -228,6 +242,39 @@ pub fn without_term(question: &str, index: usize) -> String {
     let mut rest = kept.join(" ");
     if !rest.is_empty() {
         // The words before the term were finished; the search box keeps typing after them.
+        rest.push(' ');
+    }
+    rest
+}
+
+/// `question` without the `index`-th source term ([`SiteQuestion::origin_terms`]; a word glued
+/// to it stays), the rest as typed (whitespace between tokens made one space). Out of range: the
+/// question unchanged.
+pub fn without_origin_term(question: &str, index: usize) -> String {
+    let mut seen = 0;
+    let mut removed = false;
+    let kept: Vec<&str> = question
+        .split_whitespace()
+        .filter_map(|token| {
+            if removed {
+                return Some(token);
+            }
+            let Some((_, glued)) = origin_term(token) else {
+                return Some(token);
+            };
+            seen += 1;
+            removed = seen == index + 1;
+            match removed {
+                true => (!glued.is_empty()).then_some(glued),
+                false => Some(token),
+            }
+        })
+        .collect();
+    if !removed {
+        return question.to_owned();
+    }
+    let mut rest = kept.join(" ");
+    if !rest.is_empty() {
         rest.push(' ');
     }
     rest
@@ -607,5 +654,64 @@ mod tests {
             serde_json::from_value::<SiteFilter>(serde_json::json!({})).unwrap(),
             SiteFilter::default()
         );
+    }
+
+    #[test]
+    fn source_terms_leave_the_words_and_name_the_sources_searched() {
+        // (typed, words left, sources searched as [history, bookmark, tab], terms)
+        type Row<'a> = (&'a str, &'a str, [bool; 3], &'a [&'a str]);
+        let rows: &[Row] = &[
+            ("rust async", "rust async", [true; 3], &[]),
+            (
+                "bookmark: rust",
+                "rust",
+                [false, true, false],
+                &["bookmark:"],
+            ),
+            ("rust tab:", "rust ", [false, false, true], &["tab:"]),
+            (
+                "onglet:recette",
+                "recette",
+                [false, false, true],
+                &["onglet:recette"],
+            ),
+            (
+                "Favoris: historique: pâtes site:a.com",
+                "pâtes ",
+                [true, true, false],
+                &["Favoris:", "historique:"],
+            ),
+            ("table: chair", "table: chair", [true; 3], &[]),
+        ];
+        for (typed, words, searched, terms) in rows {
+            let parsed = parse(typed);
+            assert_eq!(parsed.words, *words, "{typed}");
+            let got = Origin::ALL.map(|o| parsed.origins.allows(o));
+            assert_eq!(got, *searched, "{typed}");
+            let got: Vec<&str> = parsed
+                .origin_terms
+                .iter()
+                .map(|(t, _)| t.as_str())
+                .collect();
+            assert_eq!(got, *terms, "{typed}");
+        }
+    }
+
+    #[test]
+    fn removing_a_source_term_keeps_the_rest_and_a_glued_word() {
+        let rows: &[(&str, usize, &str)] = &[
+            ("bookmark: rust", 0, "rust "),
+            ("rust tab: history:", 1, "rust tab: "),
+            ("tab:rust async", 0, "rust async "),
+            ("tab: x", 3, "tab: x"),
+            ("site:a.com tab:", 0, "site:a.com "),
+        ];
+        for (question, index, expected) in rows {
+            assert_eq!(
+                without_origin_term(question, *index),
+                *expected,
+                "{question} − {index}"
+            );
+        }
     }
 }

@@ -247,6 +247,7 @@ mod tests {
             last_visit_ms: NOW - ago_ms,
             visit_count: 1,
             passage: None,
+            marks: Default::default(),
         }
     }
 

@@ -11,6 +11,7 @@ fn page(url: &str) -> RankedPage {
         last_visit_ms: 1,
         visit_count: 1,
         passage: None,
+        marks: Default::default(),
     })
 }
 

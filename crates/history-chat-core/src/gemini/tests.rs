@@ -484,6 +484,7 @@ fn request_bodies() {
         last_visit_ms: now - 3 * 86_400_000,
         visit_count: 2,
         passage: None,
+        marks: Default::default(),
     }];
     let ranking = ranking_request(
         "the article about recursive CTEs",

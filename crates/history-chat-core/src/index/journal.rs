@@ -424,6 +424,7 @@ mod tests {
                 last_visit_ms: NOW - 1,
                 visit_count: 1,
                 passage: None,
+                marks: Default::default(),
             }]),
         );
         let turn_key = conversation::turn_key(NOW, 1);

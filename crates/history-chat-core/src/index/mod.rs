@@ -104,6 +104,7 @@ impl Doc {
             last_visit_ms: self.last_visit_ms,
             visit_count: self.visit_count,
             passage: None,
+            marks: Default::default(),
         }
     }
 }
@@ -490,6 +491,7 @@ impl Index {
                 last_visit_ms: b.last_visit_ms,
                 visit_count: b.visit_count,
                 passage: None,
+                marks: Default::default(),
             })
             .collect()
     }

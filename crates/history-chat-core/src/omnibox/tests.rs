@@ -10,6 +10,7 @@ fn page(url: &str, title: &str) -> Page {
         last_visit_ms: NOW - 1_000,
         visit_count: 1,
         passage: None,
+        marks: Default::default(),
     }
 }
 

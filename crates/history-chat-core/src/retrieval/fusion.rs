@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::history::{Page, Passage};
+use crate::history::{Marks, Page, Passage};
 use crate::semantic::Words;
 
 /// The standard RRF constant (Cormack, Clarke & Büttcher, 2009).
@@ -76,15 +76,22 @@ impl Placement {
 /// several lists is taken from the first list that has it: list the freshest source first (the
 /// words' answer: the index merges every raw URL of a page); the passage that matched
 /// ([`Page::passage`]) is the first list's that has one, so a page the words found keeps the
-/// passage its content matched. The caller cuts to what it shows.
+/// passage its content matched; its marks ([`Page::marks`]) are every list's: a page found in the
+/// history and among the bookmarks shows once, marked a bookmark, and is not outside the
+/// history. The caller cuts to what it shows.
 pub fn fuse_placed(lists: &[(&[Page], Placement)]) -> Vec<Page> {
     let mut pages: HashMap<&str, &Page> = HashMap::new();
     let mut passages: HashMap<&str, &Passage> = HashMap::new();
+    let mut marks: HashMap<&str, Marks> = HashMap::new();
     for page in lists.iter().flat_map(|(list, _)| list.iter()) {
         pages.entry(page.url.as_str()).or_insert(page);
         if let Some(passage) = &page.passage {
             passages.entry(page.url.as_str()).or_insert(passage);
         }
+        marks
+            .entry(page.url.as_str())
+            .and_modify(|m| *m = m.merged(&page.marks))
+            .or_insert_with(|| page.marks.clone());
     }
     let ids = |placement: Placement| -> Vec<Vec<String>> {
         lists
@@ -102,6 +109,9 @@ pub fn fuse_placed(lists: &[(&[Page], Placement)]) -> Vec<Page> {
             let mut page = (*pages.get(url.as_str())?).clone();
             if page.passage.is_none() {
                 page.passage = passages.get(url.as_str()).map(|p| (*p).clone());
+            }
+            if let Some(marks) = marks.get_mut(url.as_str()) {
+                page.marks = std::mem::take(marks);
             }
             Some(page)
         })
@@ -151,6 +161,7 @@ mod tests {
             last_visit_ms: 0,
             visit_count: 1,
             passage: None,
+            marks: Default::default(),
         }
     }
 
@@ -194,6 +205,62 @@ mod tests {
                 ("https://b.example/", "B", Some("b said")),
                 ("https://a.example/", "A", None),
                 ("https://c.example/", "", Some("c said")),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_page_in_several_sources_shows_once_with_every_source_marked() {
+        use crate::history::{Bookmarked, OpenTab};
+        let bookmark = Bookmarked {
+            folders: vec!["Rust".into()],
+            added_ms: 5,
+        };
+        let tab = OpenTab {
+            tab_id: 7,
+            window_id: 1,
+        };
+        let marked = |url: &str, bookmark: Option<Bookmarked>, tab: Option<OpenTab>| Page {
+            marks: Marks {
+                bookmark,
+                tab,
+                outside_history: true,
+            },
+            ..page(url, "")
+        };
+        let history = [page("https://a.example/", "A")];
+        let bookmarks = [
+            marked("https://a.example/", Some(bookmark.clone()), None),
+            marked("https://b.example/", Some(bookmark.clone()), None),
+        ];
+        let tabs = [marked("https://b.example/", None, Some(tab))];
+        let fused = fuse_placed(&[
+            (&history[..], Placement::Fused),
+            (&bookmarks[..], Placement::Fused),
+            (&tabs[..], Placement::Fused),
+        ]);
+        let got: Vec<(&str, &Marks)> = fused.iter().map(|p| (p.url.as_str(), &p.marks)).collect();
+        assert_eq!(
+            got,
+            [
+                // The history's page, bookmarked: it stays a history page (removal offered).
+                (
+                    "https://a.example/",
+                    &Marks {
+                        bookmark: Some(bookmark.clone()),
+                        tab: None,
+                        outside_history: false,
+                    }
+                ),
+                // Bookmarked and open, in no history list.
+                (
+                    "https://b.example/",
+                    &Marks {
+                        bookmark: Some(bookmark),
+                        tab: Some(tab),
+                        outside_history: true,
+                    }
+                ),
             ]
         );
     }

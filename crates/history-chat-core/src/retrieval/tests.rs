@@ -13,6 +13,7 @@ fn page(url: &str) -> Page {
         last_visit_ms: NOW - 1_000,
         visit_count: 1,
         passage: None,
+        marks: Default::default(),
     }
 }
 

@@ -263,6 +263,7 @@ mod tests {
             last_visit_ms: 0,
             visit_count: 1,
             passage: None,
+            marks: Default::default(),
         }
     }
 

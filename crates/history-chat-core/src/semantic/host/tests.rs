@@ -15,6 +15,7 @@ fn page(url: &str, title: &str, ago_ms: i64) -> Page {
         last_visit_ms: NOW - ago_ms,
         visit_count: 1,
         passage: None,
+        marks: Default::default(),
     }
 }
 

@@ -1,0 +1,326 @@
+//! The bookmarks and open tabs in the worker, as a pure state: the bindings read the browser and
+//! hand every answer and event here; this decides what is kept and answers the searches.
+//!
+//! - **Bookmarks** are kept as the browser's tree (every node: its folder, title, address), and
+//!   the searchable [`Shelf`] is made again from it after every change — a bookmark added, moved,
+//!   renamed or removed, a folder renamed or moved (its bookmarks' folders change with it) or
+//!   removed (its bookmarks go with it). Making it again costs milliseconds for thousands of
+//!   bookmarks and cannot drift from the tree.
+//! - **Open tabs** are kept by tab id: a tab opened or navigated is written over, a tab closed is
+//!   dropped. A tab showing no web page (`chrome://`, a new tab) is not kept.
+//! - **Excluded sites** are left out of both, as from the history.
+//! - A source **switched off** is emptied ([`Places::clear`]): nothing of it is kept, here or
+//!   anywhere (the places are never stored).
+
+use std::collections::HashMap;
+
+use crate::clean::clean_url;
+use crate::exclusions::Exclusions;
+use crate::history::{Bookmarked, OpenTab, Page};
+use crate::origin::Origin;
+use crate::site_filter;
+
+use super::browser::{BookmarkChange, BookmarkNode, TabInfo};
+use super::shelf::{Entry, Kind, Shelf};
+
+/// A node of the bookmarks' tree as kept: its folder, title, address (none: a folder), and when
+/// it was added.
+#[derive(Debug, Clone, PartialEq)]
+struct Node {
+    parent: Option<String>,
+    title: String,
+    /// A bookmark's address as the browser has it (none: a folder).
+    url: Option<String>,
+    /// That address cleaned, when it is a web page's (cleaned once, not at every rebuild).
+    cleaned: Option<String>,
+    added_ms: i64,
+}
+
+/// `url` cleaned, when it is a web page's address.
+fn cleaned(url: Option<&str>) -> Option<String> {
+    Some(clean_url(url?).ok()?.to_string())
+}
+
+/// The bookmarks and open tabs the worker knows, each `None` while its switch is off (or not yet
+/// read).
+#[derive(Debug, Default)]
+pub struct Places {
+    exclusions: Exclusions,
+    tree: Option<HashMap<String, Node>>,
+    bookmarks: Shelf,
+    tabs: Option<HashMap<i32, Entry>>,
+    tab_shelf: Shelf,
+}
+
+impl Places {
+    /// Nothing kept yet.
+    pub fn new() -> Places {
+        Places::default()
+    }
+
+    /// Whether `origin`'s entries are kept (its switch on, and read).
+    pub fn holds(&self, origin: Origin) -> bool {
+        match origin {
+            Origin::History => false,
+            Origin::Bookmark => self.tree.is_some(),
+            Origin::Tab => self.tabs.is_some(),
+        }
+    }
+
+    /// How many entries of `origin` are searchable.
+    pub fn len(&self, origin: Origin) -> usize {
+        match origin {
+            Origin::History => 0,
+            Origin::Bookmark => self.bookmarks.len(),
+            Origin::Tab => self.tab_shelf.len(),
+        }
+    }
+
+    /// The excluded sites changed: both sources are made again without them.
+    pub fn set_exclusions(&mut self, exclusions: Exclusions) {
+        self.exclusions = exclusions;
+        self.rebuild_bookmarks();
+        self.rebuild_tabs();
+    }
+
+    /// `origin`'s switch went off (or its permission was taken back): everything of it goes.
+    pub fn clear(&mut self, origin: Origin) {
+        match origin {
+            Origin::History => {}
+            Origin::Bookmark => {
+                self.tree = None;
+                self.bookmarks = Shelf::default();
+            }
+            Origin::Tab => {
+                self.tabs = None;
+                self.tab_shelf = Shelf::default();
+            }
+        }
+    }
+
+    /// The whole tree, as `chrome.bookmarks.getTree()` gave it: what was kept is replaced.
+    pub fn load_bookmarks(&mut self, roots: &[BookmarkNode]) {
+        let mut tree = HashMap::new();
+        for root in roots {
+            add_node(&mut tree, root, None);
+        }
+        self.tree = Some(tree);
+        self.rebuild_bookmarks();
+    }
+
+    /// `onCreated`: a bookmark or a folder was added (an import adds each node this way).
+    pub fn bookmark_created(&mut self, node: &BookmarkNode) {
+        let Some(tree) = &mut self.tree else { return };
+        add_node(tree, node, node.parent_id.clone());
+        self.rebuild_bookmarks();
+    }
+
+    /// `onRemoved`: the node `id` and, a folder's, everything in it.
+    pub fn bookmark_removed(&mut self, id: &str) {
+        let Some(tree) = &mut self.tree else { return };
+        let mut gone = vec![id.to_owned()];
+        while let Some(id) = gone.pop() {
+            tree.remove(&id);
+            gone.extend(
+                tree.iter()
+                    .filter(|(_, node)| node.parent.as_deref() == Some(&id))
+                    .map(|(child, _)| child.clone()),
+            );
+        }
+        self.rebuild_bookmarks();
+    }
+
+    /// `onChanged`: the node's new title, and a bookmark's new address.
+    pub fn bookmark_changed(&mut self, id: &str, change: &BookmarkChange) {
+        let Some(node) = self.tree.as_mut().and_then(|tree| tree.get_mut(id)) else {
+            return;
+        };
+        if let Some(title) = &change.title {
+            node.title = title.clone();
+        }
+        if node.url.is_some() && change.url.is_some() {
+            node.url = change.url.clone();
+            node.cleaned = cleaned(node.url.as_deref());
+        }
+        self.rebuild_bookmarks();
+    }
+
+    /// `onMoved`: the node is now in the folder `parent_id`.
+    pub fn bookmark_moved(&mut self, id: &str, parent_id: &str) {
+        let Some(node) = self.tree.as_mut().and_then(|tree| tree.get_mut(id)) else {
+            return;
+        };
+        node.parent = Some(parent_id.to_owned());
+        self.rebuild_bookmarks();
+    }
+
+    /// The open tabs, as `chrome.tabs.query({})` gave them: what was kept is replaced.
+    pub fn load_tabs(&mut self, tabs: &[TabInfo]) {
+        let mut kept = HashMap::new();
+        for tab in tabs {
+            if let Some((id, entry)) = tab_entry(tab) {
+                kept.insert(id, entry);
+            }
+        }
+        self.tabs = Some(kept);
+        self.rebuild_tabs();
+    }
+
+    /// `onCreated` / `onUpdated`: the tab as it is now (a tab navigated away from the web is
+    /// dropped).
+    pub fn tab_updated(&mut self, tab: &TabInfo) {
+        let Some(tabs) = &mut self.tabs else { return };
+        let Some(id) = tab.id else { return };
+        match tab_entry(tab) {
+            Some((id, entry)) => tabs.insert(id, entry),
+            None => tabs.remove(&id),
+        };
+        self.rebuild_tabs();
+    }
+
+    /// `onRemoved` (or the tab replaced by another, `onReplaced`): the tab `id` is gone.
+    pub fn tab_removed(&mut self, id: i32) {
+        let Some(tabs) = &mut self.tabs else { return };
+        if tabs.remove(&id).is_some() {
+            self.rebuild_tabs();
+        }
+    }
+
+    /// The bookmarks and open tabs matching `question` (its `site:` terms read; its source terms
+    /// choose among bookmarks and tabs; the period is the history's only), best first, at most
+    /// `limit`: a page both bookmarked and open shows once, with both marks.
+    pub fn search(&self, question: &str, limit: usize) -> Vec<Page> {
+        let asked = site_filter::parse(question);
+        let mut found: Vec<(&Entry, f32)> = Vec::new();
+        if asked.origins.allows(Origin::Tab) {
+            found.extend(self.tab_shelf.search(&asked.words, &asked.filter));
+        }
+        if asked.origins.allows(Origin::Bookmark) {
+            found.extend(self.bookmarks.search(&asked.words, &asked.filter));
+        }
+        // Best first, the most recent on a tie; a stable sort keeps tabs before bookmarks then.
+        found.sort_by(|(a, sa), (b, sb)| sb.total_cmp(sa).then(b.recent_ms.cmp(&a.recent_ms)));
+        let mut pages: Vec<Page> = Vec::new();
+        for (entry, _) in found {
+            let full = pages.len() >= limit;
+            match pages.iter_mut().find(|p| p.url == entry.url) {
+                Some(page) => page.marks = page.marks.merged(&entry.page().marks),
+                None if !full => pages.push(entry.page()),
+                None => {}
+            }
+        }
+        pages
+    }
+
+    /// Makes the bookmarks' shelf again from the tree, reusing each entry whose bookmark did not
+    /// change (its words are not folded again): a folder renamed re-folds only what it holds.
+    fn rebuild_bookmarks(&mut self) {
+        let Some(tree) = &self.tree else {
+            self.bookmarks = Shelf::default();
+            return;
+        };
+        let mut before: HashMap<String, Entry> = std::mem::take(&mut self.bookmarks)
+            .into_entries()
+            .into_iter()
+            .map(|e| (e.key.clone(), e))
+            .collect();
+        let mut entries: Vec<Entry> = tree
+            .iter()
+            .filter_map(|(id, node)| {
+                let url = node.cleaned.clone()?;
+                if self.exclusions.excludes(&url) {
+                    return None;
+                }
+                let bookmarked = Bookmarked {
+                    folders: folders(tree, node),
+                    added_ms: node.added_ms,
+                };
+                if let Some(kept) = before.remove(id) {
+                    let same = kept.url == url
+                        && kept.title == node.title
+                        && kept.kind == Kind::Bookmark(bookmarked.clone());
+                    if same {
+                        return Some(kept);
+                    }
+                }
+                let kind = Kind::Bookmark(bookmarked);
+                let title = node.title.clone();
+                Some(Entry::new(id.clone(), url, title, kind, node.added_ms))
+            })
+            .collect();
+        // One order whatever the map's: the searches' ties are then the same every time.
+        entries.sort_by(|a, b| a.key.cmp(&b.key));
+        self.bookmarks = Shelf::new(entries);
+    }
+
+    fn rebuild_tabs(&mut self) {
+        let Some(tabs) = &self.tabs else {
+            self.tab_shelf = Shelf::default();
+            return;
+        };
+        let entries = tabs
+            .values()
+            .filter(|entry| !self.exclusions.excludes(&entry.url))
+            .cloned();
+        let mut entries: Vec<Entry> = entries.collect();
+        entries.sort_by(|a, b| a.key.cmp(&b.key));
+        self.tab_shelf = Shelf::new(entries);
+    }
+}
+
+/// Keeps `node` and its descendants in `tree`, `node` in the folder `parent`.
+fn add_node(tree: &mut HashMap<String, Node>, node: &BookmarkNode, parent: Option<String>) {
+    if node.id.is_empty() {
+        return;
+    }
+    tree.insert(
+        node.id.clone(),
+        Node {
+            parent: parent.or_else(|| node.parent_id.clone()),
+            title: node.title.clone(),
+            url: node.url.clone(),
+            cleaned: cleaned(node.url.as_deref()),
+            added_ms: node.date_added.map_or(0, |ms| ms as i64),
+        },
+    );
+    for child in node.children.iter().flatten() {
+        add_node(tree, child, Some(node.id.clone()));
+    }
+}
+
+/// The names of the folders holding `node`, outermost first; the tree's nameless root left out.
+/// A chain that loops (a tree the browser never gives) stops at the first folder seen twice.
+fn folders(tree: &HashMap<String, Node>, node: &Node) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    let mut parent = node.parent.as_deref();
+    while let Some(id) = parent {
+        if seen.contains(&id) {
+            break;
+        }
+        seen.push(id);
+        let Some(folder) = tree.get(id) else { break };
+        if !folder.title.is_empty() {
+            names.push(folder.title.clone());
+        }
+        parent = folder.parent.as_deref();
+    }
+    names.reverse();
+    names
+}
+
+/// A tab's id and entry, when it shows a web page.
+fn tab_entry(tab: &TabInfo) -> Option<(i32, Entry)> {
+    let id = tab.id?;
+    let url = cleaned(tab.url.as_deref())?;
+    let kind = Kind::Tab(OpenTab {
+        tab_id: id,
+        window_id: tab.window_id,
+    });
+    let title = tab.title.clone().unwrap_or_default();
+    let recent = tab.last_accessed.map_or(0, |ms| ms as i64);
+    Some((id, Entry::new(id.to_string(), url, title, kind, recent)))
+}
+
+#[cfg(test)]
+mod tests;
