@@ -30,6 +30,7 @@
 //!   parser, installed into the core's `site:` reading.
 //! - [`log`]: the console line of a failure nobody is told of.
 
+pub mod bookmarks;
 pub mod clipboard;
 pub mod embedder;
 mod error;

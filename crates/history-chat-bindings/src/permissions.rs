@@ -2,7 +2,8 @@
 //! (`optional_host_permissions` in the manifest) rather than at install; the optional
 //! `favicon` permission (site icons on result rows, Options → Site icons); and the content access
 //! the page reader needs (`scripting` and every `http(s)` host), asked when the user turns reading
-//! the pages they visit on. Nothing is asked at install.
+//! the pages they visit on; `bookmarks` and `tabs`, asked when the user turns searching their
+//! bookmarks or open tabs on. Nothing is asked at install.
 
 use wasm_bindgen::prelude::*;
 
@@ -33,12 +34,7 @@ struct Apis<'a> {
 }
 
 fn favicon_argument(api: &'static str) -> Result<JsValue, ChromeError> {
-    to_js(
-        api,
-        &Apis {
-            permissions: [FAVICON_PERMISSION],
-        },
-    )
+    api_argument(api, FAVICON_PERMISSION)
 }
 
 /// Whether site icons may be shown (the `favicon` permission is granted).
@@ -61,6 +57,52 @@ pub fn request_favicon() -> Result<impl Future<Output = Result<bool, ChromeError
 /// Gives the `favicon` permission back: rows show the placeholder again.
 pub async fn remove_favicon() -> Result<bool, ChromeError> {
     let removed = settle(REMOVE, permissions_remove(&favicon_argument(REMOVE)?)).await?;
+    Ok(removed.as_bool().unwrap_or(false))
+}
+
+/// The optional permission of the "Search my bookmarks" switch.
+pub const BOOKMARKS_PERMISSION: &str = "bookmarks";
+/// The optional permission of the "Search my open tabs" switch: the least that gives the open
+/// tabs' addresses and titles (every host would give them too, and far more).
+pub const TABS_PERMISSION: &str = "tabs";
+
+fn api_argument(api: &'static str, permission: &'static str) -> Result<JsValue, ChromeError> {
+    to_js(
+        api,
+        &Apis {
+            permissions: [permission],
+        },
+    )
+}
+
+/// Whether the optional API permission `permission` is granted.
+pub async fn has_api(permission: &'static str) -> Result<bool, ChromeError> {
+    let argument = api_argument(CONTAINS, permission)?;
+    let granted = settle(CONTAINS, permissions_contains(&argument)).await?;
+    Ok(granted.as_bool().unwrap_or(false))
+}
+
+/// Starts asking for the optional API permission `permission`. Must be called synchronously
+/// inside a user gesture's handler (a click); the returned future resolves with whether it was
+/// granted.
+pub fn request_api(
+    permission: &'static str,
+) -> Result<impl Future<Output = Result<bool, ChromeError>>, ChromeError> {
+    let promise = permissions_request(&api_argument(REQUEST, permission)?)
+        .map_err(|e| ChromeError::failed(REQUEST, e))?;
+    Ok(async move {
+        let granted = settle_promise(REQUEST, promise).await?;
+        Ok(granted.as_bool().unwrap_or(false))
+    })
+}
+
+/// Gives the optional API permission `permission` back.
+pub async fn remove_api(permission: &'static str) -> Result<bool, ChromeError> {
+    let removed = settle(
+        REMOVE,
+        permissions_remove(&api_argument(REMOVE, permission)?),
+    )
+    .await?;
     Ok(removed.as_bool().unwrap_or(false))
 }
 

@@ -1,8 +1,11 @@
 //! `chrome.tabs`: opening a result (the popup's, or the address-bar keyword's, where Chrome says
-//! which tab).
+//! which tab), switching to an open tab, and the open tabs read and followed (with the optional
+//! `tabs` permission: the "Search my open tabs" switch).
 
 use history_chat_core::address::Disposition;
 use history_chat_core::clean::is_openable;
+use history_chat_core::history::OpenTab;
+use history_chat_core::places::browser::TabInfo;
 use wasm_bindgen::prelude::*;
 
 use crate::ChromeError;
@@ -19,6 +22,109 @@ extern "C" {
     fn tabs_update_tab(tab_id: i32, properties: &JsValue) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "windows"], js_name = getLastFocused)]
     fn windows_get_last_focused(options: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "windows"], js_name = update)]
+    fn windows_update(window_id: i32, properties: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = query)]
+    fn tabs_query(query: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs", "onCreated"], js_name = addListener)]
+    fn on_created(listener: &Closure<dyn Fn(JsValue)>) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs", "onUpdated"], js_name = addListener)]
+    fn on_updated(listener: &Closure<dyn Fn(JsValue, JsValue, JsValue)>) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs", "onRemoved"], js_name = addListener)]
+    fn on_removed(listener: &Closure<dyn Fn(JsValue, JsValue)>) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs", "onReplaced"], js_name = addListener)]
+    fn on_replaced(listener: &Closure<dyn Fn(JsValue, JsValue)>) -> Result<(), JsValue>;
+}
+
+const QUERY: &str = "chrome.tabs.query";
+const FOLLOW: &str = "chrome.tabs.on*.addListener";
+const FOCUS_WINDOW: &str = "chrome.windows.update";
+
+/// Every open tab (their addresses and titles need the optional `tabs` permission: without it
+/// they come without, and none is kept).
+pub async fn query_all() -> Result<Vec<TabInfo>, ChromeError> {
+    #[derive(serde::Serialize)]
+    struct Everything {}
+    let tabs = settle(QUERY, tabs_query(&to_js(QUERY, &Everything {})?)).await?;
+    from_js(QUERY, &tabs)
+}
+
+/// A change to the open tabs, as an event told it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TabEvent {
+    /// `onCreated` / `onUpdated`: the tab as it is now.
+    Updated(TabInfo),
+    /// `onRemoved`, or the tab replaced by another (`onReplaced`, which the new one's
+    /// `onUpdated` follows).
+    Removed {
+        /// The tab's id.
+        id: i32,
+    },
+    /// An event that could not be read: the tabs should be read again.
+    Unreadable,
+}
+
+/// Follows the tabs' events for the rest of the worker's life: each one to `handle`.
+pub fn follow(handle: impl Fn(TabEvent) + Clone + 'static) -> Result<(), ChromeError> {
+    let read = |tab: &JsValue| match from_js::<TabInfo>(FOLLOW, tab) {
+        Ok(tab) if tab.id.is_some() => TabEvent::Updated(tab),
+        _ => TabEvent::Unreadable,
+    };
+    let id_of = |id: &JsValue| id.as_f64().map(|id| id as i32);
+    let created = {
+        let handle = handle.clone();
+        Closure::<dyn Fn(JsValue)>::new(move |tab: JsValue| handle(read(&tab)))
+    };
+    let updated = {
+        let handle = handle.clone();
+        Closure::<dyn Fn(JsValue, JsValue, JsValue)>::new(
+            move |_id: JsValue, _change: JsValue, tab: JsValue| handle(read(&tab)),
+        )
+    };
+    let removed = {
+        let handle = handle.clone();
+        Closure::<dyn Fn(JsValue, JsValue)>::new(move |id: JsValue, _info: JsValue| {
+            handle(match id_of(&id) {
+                Some(id) => TabEvent::Removed { id },
+                None => TabEvent::Unreadable,
+            })
+        })
+    };
+    let replaced =
+        Closure::<dyn Fn(JsValue, JsValue)>::new(move |_added: JsValue, gone: JsValue| {
+            handle(match id_of(&gone) {
+                Some(id) => TabEvent::Removed { id },
+                None => TabEvent::Unreadable,
+            })
+        });
+    // Followed for the worker's life: each listener, once the browser holds it, is kept.
+    on_created(&created).map_err(|e| ChromeError::failed(FOLLOW, e))?;
+    created.forget();
+    on_updated(&updated).map_err(|e| ChromeError::failed(FOLLOW, e))?;
+    updated.forget();
+    on_removed(&removed).map_err(|e| ChromeError::failed(FOLLOW, e))?;
+    removed.forget();
+    on_replaced(&replaced).map_err(|e| ChromeError::failed(FOLLOW, e))?;
+    replaced.forget();
+    Ok(())
+}
+
+/// Brings an open tab to the front: made its window's active tab, and its window focused. Needs
+/// no permission. `Err` when the tab is gone (closed since the answer was shown).
+pub async fn switch_to(tab: OpenTab) -> Result<(), ChromeError> {
+    #[derive(serde::Serialize)]
+    struct Active {
+        active: bool,
+    }
+    #[derive(serde::Serialize)]
+    struct Focused {
+        focused: bool,
+    }
+    let active = to_js(UPDATE, &Active { active: true })?;
+    settle(UPDATE, tabs_update_tab(tab.tab_id, &active)).await?;
+    let focused = to_js(FOCUS_WINDOW, &Focused { focused: true })?;
+    settle(FOCUS_WINDOW, windows_update(tab.window_id, &focused)).await?;
+    Ok(())
 }
 
 const CREATE: &str = "chrome.tabs.create";

@@ -152,6 +152,14 @@ pub enum Request {
         /// At most this many pages.
         limit: usize,
     },
+    /// The bookmarks and open tabs matching `query` (their switches on), best first; the period
+    /// is the history's only. Answered with [`Response::Pages`] (`indexing: None`).
+    Places {
+        /// The question as typed, `site:` and source terms included.
+        query: String,
+        /// At most this many pages.
+        limit: usize,
+    },
     /// The options page: how far reading pages has got, and the catch-up's. Answered with
     /// [`Response::Content`].
     ContentState,
@@ -196,6 +204,7 @@ impl Request {
         matches!(
             self,
             Request::Search { .. }
+                | Request::Places { .. }
                 | Request::BrowserSearch { .. }
                 | Request::Understand { .. }
                 | Request::Ask { .. }
@@ -781,6 +790,13 @@ mod tests {
                     limit: 30,
                 },
                 json!({"type": "contentSearch", "query": "q", "startMs": 5, "limit": 30}),
+            ),
+            (
+                Request::Places {
+                    query: "tab: q".into(),
+                    limit: 30,
+                },
+                json!({"type": "places", "query": "tab: q", "limit": 30}),
             ),
             (Request::ContentState, json!({"type": "contentState"})),
             (

@@ -70,9 +70,11 @@ use crate::failure::Failure;
 use crate::history::Page;
 use crate::index::IndexProgress;
 use crate::index::host::{Answer, BROWSER_SEARCH_DEBOUNCE_MS};
+use crate::origin::{Origin, Origins};
 use crate::period::Period;
 use crate::search::RESULT_LIMIT;
 use crate::semantic::Words;
+use crate::site_filter;
 
 use fusion::Placement;
 
@@ -263,6 +265,12 @@ pub trait RankedSource {
     fn asking(&self) -> Asking;
     /// Its answer to `query` (`query.limit` is [`Asking::pool`]).
     fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a>;
+    /// Whether it is asked when the question names `origins` (its source terms,
+    /// [`crate::origin`]): a source of the history's pages (topic search, their content) is
+    /// asked when the history is searched.
+    fn searches(&self, origins: Origins) -> bool {
+        origins.allows(Origin::History)
+    }
 }
 
 /// The plan's sources: the words' source (the lexical index, which holds the kept pages too), the
@@ -365,8 +373,14 @@ where
         start_ms: retrieval.start_ms(),
         limit,
     };
-    let words_last = sources.ranked.is_empty();
-    let lexical = sources.lexical.find(&query(RESULT_LIMIT)).await;
+    // Source terms (`bookmark:`, `tab:`) may leave the history out: then neither the words' index
+    // nor the browser's search is asked, and only the ranked sources of the sources named are.
+    let origins = site_filter::parse(retrieval.question).origins;
+    let words_last = !sources.ranked.iter().any(|source| source.searches(origins));
+    let lexical = match origins.allows(Origin::History) {
+        true => sources.lexical.find(&query(RESULT_LIMIT)).await,
+        false => Lexical::Whole(Vec::new()),
+    };
     if !asker.wanted() {
         return Ok(Retrieved::Dropped);
     }
@@ -418,6 +432,9 @@ where
     // longer pause. (A handful of sources: no sort is linked into the popup for them.)
     let mut order: Vec<(usize, &dyn RankedSource, Asking)> = Vec::new();
     for (place, source) in sources.ranked.iter().enumerate() {
+        if !source.searches(origins) {
+            continue;
+        }
         let asking = source.asking();
         let at = order
             .iter()

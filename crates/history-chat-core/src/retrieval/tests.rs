@@ -154,6 +154,30 @@ struct Case {
 }
 
 fn run(case: Case) -> (Result<Retrieved, Failure>, Vec<String>) {
+    run_question(case, "cte")
+}
+
+/// A ranked source of the bookmarks and open tabs (not the history's): asked when the question
+/// names either, or no source.
+struct FakePlaces<'a>(FakeRanked<'a>);
+
+impl RankedSource for FakePlaces<'_> {
+    fn asking(&self) -> Asking {
+        self.0.asking()
+    }
+
+    fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
+        self.0.find(query)
+    }
+
+    fn searches(&self, origins: crate::origin::Origins) -> bool {
+        use crate::origin::Origin;
+        origins.allows(Origin::Bookmark) || origins.allows(Origin::Tab)
+    }
+}
+
+/// [`run`] for `question`; a ranked source named "places" is a [`FakePlaces`].
+fn run_question(case: Case, question: &str) -> (Result<Retrieved, Failure>, Vec<String>) {
     let log = Log::default();
     let ranked: Vec<FakeRanked> = case
         .ranked
@@ -165,7 +189,25 @@ fn run(case: Case) -> (Result<Retrieved, Failure>, Vec<String>) {
             log: &log,
         })
         .collect();
-    let listed: Vec<&dyn RankedSource> = ranked.iter().map(|r| r as &dyn RankedSource).collect();
+    let places: Vec<FakePlaces> = (ranked.iter())
+        .filter(|r| r.name == "places")
+        .map(|r| {
+            FakePlaces(FakeRanked {
+                name: r.name,
+                asking: r.asking,
+                answer: r.answer.clone(),
+                log: &log,
+            })
+        })
+        .collect();
+    let listed: Vec<&dyn RankedSource> = ranked
+        .iter()
+        .map(|r| match places.iter().find(|p| p.0.name == r.name) {
+            Some(place) => place as &dyn RankedSource,
+            None => r as &dyn RankedSource,
+        })
+        .collect();
+    let origins = crate::site_filter::parse(question).origins;
     let sources = Sources {
         lexical: Fake {
             name: "lexical",
@@ -179,11 +221,13 @@ fn run(case: Case) -> (Result<Retrieved, Failure>, Vec<String>) {
         },
         ranked: &listed,
     };
-    // The last asked: the greatest pause, the last listed of those (`max_by_key` keeps the last).
-    let last = ranked
+    // The last asked: the greatest pause, the last listed of those (`max_by_key` keeps the last),
+    // among the sources the question's source terms leave.
+    let last = listed
         .iter()
         .enumerate()
-        .max_by_key(|(_, r)| r.asking.pause_ms)
+        .filter(|(_, r)| r.searches(origins))
+        .max_by_key(|(_, r)| r.asking().pause_ms)
         .map(|(place, _)| Stage::Ranked(place));
     let asker = Recorder {
         log: &log,
@@ -192,7 +236,7 @@ fn run(case: Case) -> (Result<Retrieved, Failure>, Vec<String>) {
         last,
     };
     let retrieval = Retrieval {
-        question: "cte",
+        question,
         period: Period::Week,
         now_ms: NOW,
         pace: case.pace,
@@ -201,6 +245,7 @@ fn run(case: Case) -> (Result<Retrieved, Failure>, Vec<String>) {
     drop(asker);
     drop(sources);
     drop(listed);
+    drop(places);
     drop(ranked);
     (outcome, log.into_inner())
 }
@@ -417,6 +462,63 @@ fn listed(name: &'static str, pause_ms: u32, pool: usize, urls: &[&str]) -> List
 
 fn bookmarks(urls: &[&str]) -> Listed {
     listed("bookmarks", 0, 10, urls)
+}
+
+#[test]
+fn source_terms_ask_only_the_sources_they_name() {
+    let case = || Case {
+        lexical: Lexical::Whole(pages(&["a", "b"])),
+        browser: Ok(pages(&["x"])),
+        ranked: vec![
+            topic(topics(&["t"], Words::Found)),
+            listed("places", 0, 10, &["k", "a"]),
+        ],
+        pace: Pace::Committed,
+        wanted_for: usize::MAX,
+    };
+    // (question, the answer, what was asked and shown)
+    type Row<'a> = (&'a str, Result<Retrieved, Failure>, &'a [&'a str]);
+    let rows: &[Row] = &[
+        (
+            "cte",
+            found(&["a", "k", "t", "b"], None),
+            &[
+                "lexical 25",
+                "show Words a,b false",
+                "places 10",
+                "show Places a,k,b false",
+                "topics 30",
+                "show Topics a,k,t,b false",
+            ],
+        ),
+        // Bookmarks or tabs only: neither the history's index nor topic search is asked.
+        (
+            "bookmark: cte",
+            found(&["k", "a"], None),
+            &["show Words  false", "places 10", "show Places k,a false"],
+        ),
+        (
+            "onglet: cte",
+            found(&["k", "a"], None),
+            &["show Words  false", "places 10", "show Places k,a false"],
+        ),
+        // The history only: the places are not asked.
+        (
+            "history: cte",
+            found(&["a", "t", "b"], None),
+            &[
+                "lexical 25",
+                "show Words a,b false",
+                "topics 30",
+                "show Topics a,t,b false",
+            ],
+        ),
+    ];
+    for (question, expected, log) in rows {
+        let (outcome, got) = run_question(case(), question);
+        assert_eq!(outcome, *expected, "{question}");
+        assert_eq!(got, *log, "{question}");
+    }
 }
 
 #[test]
