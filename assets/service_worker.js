@@ -40,6 +40,16 @@ chrome.history.onVisitRemoved.addListener((removed) => {
   ready.then(() => worker.on_visit_removed(removed)).catch(report('forgetting removed pages'));
 });
 
+// Searching the bookmarks or open tabs switched on or off (Options): their optional permission
+// granted or given back. Their own events are followed by the worker once it holds the permission.
+chrome.permissions.onAdded.addListener(() => {
+  ready.then(() => worker.on_permissions_changed()).catch(report('reading the bookmarks or open tabs'));
+});
+
+chrome.permissions.onRemoved.addListener(() => {
+  ready.then(() => worker.on_permissions_changed()).catch(report('forgetting the bookmarks or open tabs'));
+});
+
 // The excluded sites (Options) apply at once: their pages leave the indexes.
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'sync' && changes.settings) {

@@ -6,6 +6,7 @@
 
 mod content;
 mod options;
+mod places;
 mod saving;
 
 use wasm_bindgen::prelude::*;

@@ -24,6 +24,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::content::ContentSection;
+use crate::places::PlacesSection;
 use crate::saving::{Feedback, save, store};
 
 /// Reads the settings into the page; a failed read leaves them unknown (every control disabled,
@@ -578,6 +579,8 @@ pub fn Options() -> impl IntoView {
                     <span class="help">{t!("options_icons_help")}</span>
                 </label>
             </section>
+
+            <PlacesSection feedback/>
 
             <section>
                 <h2>{t!("options_topics_heading")}</h2>

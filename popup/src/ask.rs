@@ -16,10 +16,11 @@ use history_chat_core::failure::Failure;
 use history_chat_core::history::Page;
 use history_chat_core::index::host::WORKER_PATIENCE_MS;
 use history_chat_core::messages::{Request, Response};
+use history_chat_core::origin::Origins;
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
-    Asker, Asking, CONTENT_SEARCH, Finding, Lexical, Pace, Ranked, RankedSource, Retrieval, Source,
-    SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve,
+    Asker, Asking, CONTENT_SEARCH, Finding, Lexical, PLACES, Pace, Ranked, RankedSource, Retrieval,
+    Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve, searches_places,
 };
 use history_chat_core::t;
 
@@ -272,7 +273,7 @@ async fn live_search(
     let sources = Sources {
         lexical: WorkerIndex,
         browser: BrowserSearch,
-        ranked: &[&TopicSearch, &ContentSearch],
+        ranked: &[&TopicSearch, &ContentSearch, &PlacesSearch],
     };
     let asker = Typing {
         typed: typed.clone(),
@@ -282,5 +283,32 @@ async fn live_search(
     // Every source's failure is already handled by the source: the plan cannot fail here.
     if let Err(reason) = retrieve(&retrieval, &sources, &asker).await {
         log::failure("the search as you type", &reason);
+    }
+}
+
+/// The bookmarks and open tabs (their switches on), searched by the worker
+/// ([`Request::Places`]); nothing when both are off or it cannot answer.
+struct PlacesSearch;
+
+impl RankedSource for PlacesSearch {
+    fn asking(&self) -> Asking {
+        PLACES
+    }
+
+    fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
+        let request = Request::Places {
+            query: query.question.to_owned(),
+            limit: query.limit,
+        };
+        Box::pin(async move {
+            match ask_worker(&request).await {
+                Ok(Response::Pages { pages, .. }) => Ranked::places(pages),
+                _ => Ranked::none(),
+            }
+        })
+    }
+
+    fn searches(&self, origins: Origins) -> bool {
+        searches_places(origins)
     }
 }

@@ -14,6 +14,8 @@ use history_chat_core::ai::provider::{Availability, Engine};
 use history_chat_core::ask::Busy;
 use history_chat_core::conversation::turn_key;
 use history_chat_core::display::percent;
+use history_chat_core::history::OpenTab;
+use history_chat_core::origin::Origin;
 use history_chat_core::period::Period;
 use history_chat_core::settings::Settings;
 use history_chat_core::site_filter;
@@ -196,6 +198,14 @@ pub fn Popup() -> impl IntoView {
         }
         type_ahead();
     };
+    // Its source terms (`bookmark:`, `onglet:`), each a chip too.
+    let remove_origin = move |index: usize| {
+        question.update(|q| *q = site_filter::without_origin_term(q, index));
+        if let Some(input) = search_box.get_untracked() {
+            let _ = input.focus();
+        }
+        type_ahead();
+    };
 
     let mode = move || {
         let depth = settings.with(|s| s.depth.label());
@@ -302,7 +312,9 @@ pub fn Popup() -> impl IntoView {
                         .collect_view()}
                 </select>
             </form>
-            <Show when=move || site_terms.with(|s| !s.terms.is_empty() || !s.rejected.is_empty())>
+            <Show when=move || site_terms.with(|s| {
+                !s.terms.is_empty() || !s.rejected.is_empty() || !s.origin_terms.is_empty()
+            })>
                 <div class="sites" role="group" aria-label=t!("popup_site_filters")>
                     {move || site_terms.with(|s| s.terms.iter().enumerate().map(|(index, term)| {
                         let label = term.label();
@@ -313,6 +325,25 @@ pub fn Popup() -> impl IntoView {
                                 aria-label=t!("popup_remove_filter", label)
                                 title=t!("popup_remove_filter", label)
                                 on:click=move |_| remove_site(index)
+                            >
+                                <span>{label.clone()}</span>
+                                <span class="chip-x" aria-hidden="true">"×"</span>
+                            </button>
+                        }
+                    }).collect_view())}
+                    {move || site_terms.with(|s| s.origin_terms.iter().enumerate().map(|(index, (_, origin))| {
+                        let label = match origin {
+                            Origin::History => t!("popup_only_history"),
+                            Origin::Bookmark => t!("popup_only_bookmarks"),
+                            Origin::Tab => t!("popup_only_tabs"),
+                        };
+                        view! {
+                            <button
+                                type="button"
+                                class="chip"
+                                aria-label=t!("popup_remove_filter", label)
+                                title=t!("popup_remove_filter", label)
+                                on:click=move |_| remove_origin(index)
                             >
                                 <span>{label.clone()}</span>
                                 <span class="chip-x" aria-hidden="true">"×"</span>
@@ -372,11 +403,16 @@ fn combobox_key(event: &KeyboardEvent, state: State) {
         alert,
         ..
     } = state;
-    let urls: Vec<String> = live.with_untracked(|live| {
+    let shown: Vec<(String, Option<OpenTab>)> = live.with_untracked(|live| {
         live.as_ref()
-            .map(|live| live.pages.iter().map(|page| page.url.clone()).collect())
+            .map(|live| {
+                (live.pages.iter())
+                    .map(|page| (page.url.clone(), page.marks.tab))
+                    .collect()
+            })
             .unwrap_or_default()
     });
+    let urls: Vec<String> = shown.iter().map(|(url, _)| url.clone()).collect();
     let at = highlight
         .get_untracked()
         .and_then(|url| urls.iter().position(|shown| *shown == url));
@@ -401,8 +437,8 @@ fn combobox_key(event: &KeyboardEvent, state: State) {
         ("Enter", Some(at)) => {
             event.prevent_default();
             event.stop_propagation();
-            if let Some(url) = urls.get(at) {
-                open_result(url.clone(), keys_of(event), alert);
+            if let Some((url, tab)) = shown.get(at) {
+                open_result(url.clone(), *tab, keys_of(event), alert);
             }
             return;
         }

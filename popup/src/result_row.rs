@@ -1,16 +1,19 @@
 //! One page of an answer (in the conversation, or among the as-you-type matches): its link, its
-//! reason, and its actions — copy the link, remove the page from history. Opening a result is
+//! sources (a bookmark, an open tab), its reason, and its actions — switch to its tab, copy the
+//! link, remove the page from history. Opening a result is
 //! also the search box's (Enter on a highlighted match).
 
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::{clipboard, tabs};
+use history_chat_core::address::Disposition;
 use history_chat_core::archive;
 use history_chat_core::display::{FAVICON_SIZE, display_title, favicon_url, readable_url};
 use history_chat_core::failure::Failure;
+use history_chat_core::history::OpenTab;
 use history_chat_core::history::RankedPage;
 use history_chat_core::messages::{Request, Response};
-use history_chat_core::rows::{OpenKeys, open_disposition};
+use history_chat_core::rows::{OpenKeys, RowAction, row_action};
 use history_chat_core::t;
 use history_chat_core::wording::history::{kept_note, relative_time};
 use history_chat_core::wording::rows::removal_failed;
@@ -38,10 +41,35 @@ pub(crate) fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) ->
     let title = display_title(&page.title, &page.url);
     let readable = readable_url(&page.url);
     let when = relative_time(now, page.last_visit_ms);
-    let visited = match archive::past_chrome(page.last_visit_ms, now) {
-        false => t!("popup_visited", when),
-        true => t!("popup_visited_kept", when, kept_note()),
+    let marks = page.marks.clone();
+    let visited = match (&marks.bookmark, page.last_visit_ms) {
+        // A bookmark found outside the history: when it was added, whatever its age.
+        (Some(bookmark), 0) if bookmark.added_ms > 0 => {
+            t!("popup_bookmarked", relative_time(now, bookmark.added_ms))
+        }
+        (_, 0) => String::new(),
+        _ => match archive::past_chrome(page.last_visit_ms, now) {
+            false => t!("popup_visited", when),
+            true => t!("popup_visited_kept", when, kept_note()),
+        },
     };
+    // Where else it was found: a small label per source (a bookmark's folders in its tooltip).
+    let sources = (!marks.is_empty()).then(|| {
+        let tab = marks.tab.map(|_| {
+            view! { <span class="source">{t!("popup_source_tab")}</span> }
+        });
+        let bookmark = marks.bookmark.as_ref().map(|bookmark| {
+            let folders = bookmark.folders.join(" › ");
+            let label = match folders.is_empty() {
+                true => t!("popup_source_bookmark"),
+                false => t!("popup_source_bookmark_in", folders),
+            };
+            view! { <span class="source">{label}</span> }
+        });
+        view! { <span class="sources">{tab}{bookmark}</span> }
+    });
+    let open_tab = marks.tab;
+    let removable = !marks.outside_history;
     let url = StoredValue::new(page.url.clone());
     let confirming = RwSignal::new(false);
     let working = RwSignal::new(false);
@@ -57,7 +85,7 @@ pub(crate) fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) ->
             meta: event.meta_key(),
             middle: false,
         };
-        open_result(url.get_value(), keys, set_alert);
+        open_result(url.get_value(), open_tab, keys, set_alert);
     };
     let on_auxclick = move |event: MouseEvent| {
         if event.button() == 1 {
@@ -66,14 +94,14 @@ pub(crate) fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) ->
                 middle: true,
                 ..OpenKeys::default()
             };
-            open_result(url.get_value(), keys, set_alert);
+            open_result(url.get_value(), open_tab, keys, set_alert);
         }
     };
     let on_link_key = move |event: KeyboardEvent| {
         if event.key() == "Enter" {
             // The browser's own activation would not say which keys were held.
             event.prevent_default();
-            open_result(url.get_value(), keys_of(&event), set_alert);
+            open_result(url.get_value(), open_tab, keys_of(&event), set_alert);
         }
     };
     let copy = move |_| {
@@ -201,6 +229,7 @@ pub(crate) fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) ->
                 <span class="title">{title}</span>
                 <span class="url">{readable}</span>
                 <time>{visited}</time>
+                {sources}
             </a>
             {passage}
             {reason}
@@ -208,12 +237,22 @@ pub(crate) fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) ->
                 when=move || confirming.get()
                 fallback=move || view! {
                     <div class="row-actions">
+                        {open_tab.map(|tab| view! {
+                            <button type="button" class="quiet" on:click=move |_| {
+                                open_result(url.get_value(), Some(tab), OpenKeys::default(), set_alert)
+                            }>
+                                {t!("popup_switch_to_tab")}
+                            </button>
+                        })}
                         <button type="button" class="quiet" on:click=copy>
                             {move || if copied.get() { t!("popup_copied") } else { t!("popup_copy_link") }}
                         </button>
-                        <button type="button" class="quiet" node_ref=ask_button on:click=ask>
-                            {t!("popup_remove")}
-                        </button>
+                        // A page found only as a bookmark or an open tab is not in the history.
+                        {removable.then(|| view! {
+                            <button type="button" class="quiet" node_ref=ask_button on:click=ask>
+                                {t!("popup_remove")}
+                            </button>
+                        })}
                     </div>
                 }
             >
@@ -241,14 +280,24 @@ pub(crate) fn keys_of(event: &KeyboardEvent) -> OpenKeys {
     }
 }
 
-/// Opens a result where `keys` say ([`open_disposition`]); a failure is an alert.
+/// Activates a result ([`row_action`]): switches to the open tab showing it, or opens it where
+/// `keys` say. A tab closed since the answer was shown: the page opens in a new tab instead. A
+/// failure is an alert.
 pub(crate) fn open_result(
     url: String,
+    tab: Option<OpenTab>,
     keys: OpenKeys,
     set_alert: WriteSignal<Option<AlertMessage>>,
 ) {
     spawn_local(async move {
-        if let Err(error) = tabs::open_from_popup(&url, open_disposition(keys)).await {
+        let opened = match row_action(keys, tab) {
+            RowAction::SwitchToTab(tab) => match tabs::switch_to(tab).await {
+                Ok(()) => Ok(()),
+                Err(_) => tabs::open_from_popup(&url, Disposition::NewForegroundTab).await,
+            },
+            RowAction::Open(disposition) => tabs::open_from_popup(&url, disposition).await,
+        };
+        if let Err(error) = opened {
             set_alert.set(AlertMessage::new(t!("popup_open_failed", error)));
         }
     });

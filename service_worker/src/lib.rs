@@ -26,6 +26,7 @@
 //! - [`content_host`]: the pages' read content (the reader's pages in, their passages searched),
 //!   following the lexical index's removals.
 //! - [`catch_up`]: the pages of the last days read again from their sites, on request.
+//! - [`places_host`]: the bookmarks and open tabs (their switches on), read and followed.
 //! - [`local_search`]: a committed local question, by the core's retrieval plan.
 //! - [`ask_host`]: the popups' committed questions (AI or local), outliving the popup.
 //! - [`omnibox`]: the address-bar keyword `hc`.
@@ -37,6 +38,7 @@ mod events;
 mod index_host;
 mod local_search;
 mod omnibox;
+mod places_host;
 mod record_store;
 mod removals;
 mod semantic_host;
@@ -66,6 +68,7 @@ pub fn start() {
     removals::start();
     settings_host::start();
     catch_up::start();
+    places_host::start();
 }
 
 /// The one dispatcher of what a host tells the others ([`events`]): each event to the hosts that
@@ -76,6 +79,7 @@ fn dispatch(event: Event) {
             index_host::settings_known(&known);
             semantic_host::settings_known(&known);
             content_host::settings_known(&known);
+            places_host::settings_known(&known);
         }
         Event::Replay(entry) => index_host::replay(&entry),
         Event::PagesIndexed(pages) => semantic_host::pages(pages),
@@ -101,6 +105,13 @@ pub async fn on_connect(port: JsValue) {
 #[wasm_bindgen]
 pub fn on_settings_changed(new_value: JsValue) {
     settings_host::changed(&new_value);
+}
+
+/// `chrome.permissions.onAdded` / `onRemoved`: the bookmarks or open tabs may have been switched
+/// on (read them) or off (forget them).
+#[wasm_bindgen]
+pub fn on_permissions_changed() {
+    places_host::permissions_changed();
 }
 
 /// `chrome.runtime.onInstalled`: writes the default settings (install), or the fields a new version
@@ -165,6 +176,7 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
             start_ms,
             limit,
         }) => content_host::search(&query, start_ms, limit).await,
+        Ok(Request::Places { query, limit }) => places_host::search(&query, limit).await,
         Ok(Request::ContentState) => catch_up::state().await,
         Ok(Request::SetContent { enabled }) => {
             content_host::set_enabled(enabled).await;

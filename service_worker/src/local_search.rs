@@ -9,13 +9,14 @@ use history_chat_core::failure::Failure;
 use history_chat_core::history::Page;
 use history_chat_core::index::host::{Question, WORKER_PATIENCE_MS};
 use history_chat_core::messages::Response;
+use history_chat_core::origin::Origins;
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
-    Asker, Asking, CONTENT_SEARCH, Finding, Lexical, Pace, Ranked, RankedSource, Retrieval,
-    Retrieved, Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve,
+    Asker, Asking, CONTENT_SEARCH, Finding, Lexical, PLACES, Pace, Ranked, RankedSource, Retrieval,
+    Retrieved, Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve, searches_places,
 };
 
-use crate::{content_host, index_host, semantic_host};
+use crate::{content_host, index_host, places_host, semantic_host};
 
 /// Searches `question` over `period`, as asked at `at_ms`, and makes it a local turn; a failure
 /// becomes the turn's error, with what to do. Each answer on the way (what the words found, the
@@ -32,7 +33,7 @@ pub async fn answer(at_ms: i64, question: &str, period: Period, early: impl Fn(T
     let sources = Sources {
         lexical: OwnIndex,
         browser: BrowserSearch,
-        ranked: &[&TopicSearch, &ContentSearch],
+        ranked: &[&TopicSearch, &ContentSearch, &PlacesSearch],
     };
     let asker = Early {
         early: |step: Step| {
@@ -155,5 +156,27 @@ impl RankedSource for ContentSearch {
                 _ => Ranked::none(),
             }
         })
+    }
+}
+
+/// The bookmarks and open tabs (their switches on); nothing when both are off.
+struct PlacesSearch;
+
+impl RankedSource for PlacesSearch {
+    fn asking(&self) -> Asking {
+        PLACES
+    }
+
+    fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
+        Box::pin(async move {
+            match places_host::search(query.question, query.limit).await {
+                Response::Pages { pages, .. } => Ranked::places(pages),
+                _ => Ranked::none(),
+            }
+        })
+    }
+
+    fn searches(&self, origins: Origins) -> bool {
+        searches_places(origins)
     }
 }

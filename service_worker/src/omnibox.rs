@@ -1,7 +1,8 @@
 //! Glue for the address-bar keyword (`hc`): asks the lexical index ([`crate::index_host`]) as the
 //! popup does, has the core word the suggestions and the default suggestion
 //! ([`history_chat_core::omnibox`]), and opens what Enter asks for. Nothing here makes a network
-//! request: the suggestions come from the local index alone.
+//! request: the suggestions come from the local index alone, and the bookmarks and open tabs when
+//! their switches are on ([`crate::places_host`]).
 
 use std::cell::Cell;
 
@@ -11,10 +12,13 @@ use history_chat_core::history::Page;
 use history_chat_core::index::host::Question;
 use history_chat_core::messages::Response;
 use history_chat_core::omnibox::{Coverage, Entered, MAX_SUGGESTIONS, answer, entered};
+use history_chat_core::origin::Origin;
+use history_chat_core::retrieval::{fusion, searches_places};
+use history_chat_core::site_filter;
 use history_chat_core::wording::omnibox::prompt;
 use wasm_bindgen::JsValue;
 
-use crate::index_host;
+use crate::{index_host, places_host};
 
 thread_local! {
     /// The number of the latest input: an answer to an older one is not sent (Chrome would drop
@@ -59,8 +63,29 @@ pub async fn entered_text(text: String, disposition: JsValue) -> Result<(), Open
 }
 
 /// The index's answer to `text` over the whole history, as the popup's search asks it (waiting
-/// for a snapshot being loaded), and how far the index covers the history.
+/// for a snapshot being loaded), with the bookmarks and open tabs fused in (their switches on;
+/// the question's source terms choose among the three), and how far the index covers the
+/// history.
 async fn search(text: &str, limit: usize) -> (Vec<Page>, Coverage) {
+    let origins = site_filter::parse(text).origins;
+    let (history, coverage) = match origins.allows(Origin::History) {
+        true => history_search(text, limit).await,
+        false => (Vec::new(), Coverage::Whole { pages: 0 }),
+    };
+    if !searches_places(origins) {
+        return (history, coverage);
+    }
+    let places = match places_host::search(text, limit).await {
+        Response::Pages { pages, .. } => pages,
+        _ => Vec::new(),
+    };
+    let mut pages = fusion::fuse(&history, &places);
+    pages.truncate(limit);
+    (pages, coverage)
+}
+
+/// The index's answer to `text` (see [`search`]).
+async fn history_search(text: &str, limit: usize) -> (Vec<Page>, Coverage) {
     let request = Question::Search {
         query: text.to_owned(),
         start_ms: i64::MIN,

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::address::Disposition;
-use crate::history::RankedPage;
+use crate::history::{OpenTab, RankedPage};
 
 /// The modifier keys (and the mouse button) of the event that opens a result.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -30,6 +30,25 @@ pub fn open_disposition(keys: OpenKeys) -> Disposition {
         (true, false) => Disposition::NewBackgroundTab,
         (false, true) => Disposition::CurrentTab,
         (false, false) => Disposition::NewForegroundTab,
+    }
+}
+
+/// What activating a result does ([`row_action`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowAction {
+    /// Bring the open tab showing it to the front (its window focused).
+    SwitchToTab(OpenTab),
+    /// Open it where the held keys say ([`open_disposition`]).
+    Open(Disposition),
+}
+
+/// What activating a result does: on a page open in a tab, Enter or a click with no key held
+/// switches to that tab ("Switch to tab", the row's default); any key held, or the middle button,
+/// opens the page as any result opens ([`open_disposition`]) — a second copy, where asked.
+pub fn row_action(keys: OpenKeys, tab: Option<OpenTab>) -> RowAction {
+    match tab {
+        Some(tab) if keys == OpenKeys::default() => RowAction::SwitchToTab(tab),
+        _ => RowAction::Open(open_disposition(keys)),
     }
 }
 
@@ -66,6 +85,37 @@ pub fn kept_in_place(shown: &[RankedPage], answer: Vec<RankedPage>) -> Vec<Ranke
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_tab_row_switches_to_its_tab_unless_a_key_asks_for_a_copy() {
+        let tab = Some(OpenTab {
+            tab_id: 3,
+            window_id: 2,
+        });
+        let plain = OpenKeys::default();
+        let ctrl = OpenKeys {
+            ctrl: true,
+            ..plain
+        };
+        let shift = OpenKeys {
+            shift: true,
+            ..plain
+        };
+        let middle = OpenKeys {
+            middle: true,
+            ..plain
+        };
+        let rows: &[(OpenKeys, Option<OpenTab>, RowAction)] = &[
+            (plain, tab, RowAction::SwitchToTab(tab.unwrap_or_default())),
+            (ctrl, tab, RowAction::Open(Disposition::NewBackgroundTab)),
+            (shift, tab, RowAction::Open(Disposition::CurrentTab)),
+            (middle, tab, RowAction::Open(Disposition::NewBackgroundTab)),
+            (plain, None, RowAction::Open(Disposition::NewForegroundTab)),
+        ];
+        for (keys, tab, expected) in rows {
+            assert_eq!(row_action(*keys, *tab), *expected, "{keys:?} {tab:?}");
+        }
+    }
     use super::*;
 
     #[test]

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { seedHistory } from './seed_history.mjs';
 import { CHROMIUM, REPO_ROOT, checkDist, chromiumArgs, distDir, extensionIdFromKey, layProfile } from './profiles.mjs';
 import { faultedDist, installFaultsInPages } from './faults.mjs';
+import { recordPastGrants } from './browser_access.mjs';
 
 export { CHROMIUM, REPO_ROOT, checkDist, distDir, extensionIdFromKey };
 export const DEFAULT_VIEWPORT = { width: 420, height: 600 };
@@ -49,8 +50,11 @@ function launchOptions(dist, { viewport, uiLanguage, args }) {
  *   scripts and before the chrome.* call tracker
  * @param {string[]} [opts.args] more Chromium switches, after the suite's own (e.g. content_site.mjs'
  *   --host-resolver-rules for the content evaluation's sites); none by default
+ * @param {string[]} [opts.pastGrants] optional API permissions the profile records as accepted in
+ *   a prompt before (browser_access.mjs: `bookmarks`, `tabs`), so that asking for them in a click
+ *   is granted without the prompt headless Chromium cannot answer; none by default
  */
-export async function launchExtension({ history, dist = distDir(), viewport = DEFAULT_VIEWPORT, uiLanguage, topics = false, faults = false, args = [] } = {}) {
+export async function launchExtension({ history, dist = distDir(), viewport = DEFAULT_VIEWPORT, uiLanguage, topics = false, faults = false, args = [], pastGrants = [] } = {}) {
   let manifest = checkDist(dist);
   if (faults) manifest = checkDist((dist = await faultedDist(dist)));
   const expectedId = manifest.key ? extensionIdFromKey(manifest.key) : null;
@@ -59,6 +63,7 @@ export async function launchExtension({ history, dist = distDir(), viewport = DE
   try {
     const historyPath = await layProfile(profileDir, { seeded: Boolean(history), topics, dist, extensionId: expectedId });
     if (history) await seedHistory(historyPath, history);
+    if (pastGrants.length) await recordPastGrants(profileDir, expectedId, pastGrants);
     context = await chromium.launchPersistentContext(profileDir, launchOptions(dist, { viewport, uiLanguage, args }));
     // First of the init scripts: the call tracker (trackChromeCalls, added later) wraps its wrappers.
     if (faults) await installFaultsInPages(context);

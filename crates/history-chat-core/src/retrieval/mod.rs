@@ -95,6 +95,20 @@ pub const TOPIC_SEARCH: Asking = Asking {
     pool: SEMANTIC_POOL,
 };
 
+/// How the bookmarks and open tabs are asked ([`Ranked::places`]): at once, even as the user
+/// types (a pass over a few thousand entries held in memory, no model), for as many pages as are
+/// shown.
+pub const PLACES: Asking = Asking {
+    pause_ms: 0,
+    pool: RESULT_LIMIT,
+};
+
+/// Whether the bookmarks and open tabs are asked when a question names `origins`: when it names
+/// either, or no source ([`RankedSource::searches`] of their source).
+pub fn searches_places(origins: Origins) -> bool {
+    origins.allows(Origin::Bookmark) || origins.allows(Origin::Tab)
+}
+
 /// How the pages' read content is asked: as topic search is (listed after it, it is asked right
 /// after it, and the worker embeds the question once for both), for as many pages.
 pub const CONTENT_SEARCH: Asking = TOPIC_SEARCH;
@@ -237,6 +251,15 @@ impl Ranked {
         Ranked {
             pages,
             placement: Placement::of_topics(words),
+        }
+    }
+
+    /// The bookmarks' and open tabs' answer, best first: fused by RRF with the others, so that
+    /// a page found in the history and bookmarked rises, and shows once with both marks.
+    pub fn places(pages: Vec<Page>) -> Ranked {
+        Ranked {
+            pages,
+            placement: Placement::Fused,
         }
     }
 

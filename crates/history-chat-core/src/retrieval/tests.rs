@@ -171,8 +171,7 @@ impl RankedSource for FakePlaces<'_> {
     }
 
     fn searches(&self, origins: crate::origin::Origins) -> bool {
-        use crate::origin::Origin;
-        origins.allows(Origin::Bookmark) || origins.allows(Origin::Tab)
+        super::searches_places(origins)
     }
 }
 

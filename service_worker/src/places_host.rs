@@ -1,0 +1,228 @@
+//! The bookmarks and open tabs, glue around the core's `places::host::Places`: each read whole
+//! when its permission is granted (at the worker's start, or when the options page's switch
+//! grants it), then kept current by the browser's events; emptied when the permission is taken
+//! back. Nothing of it is stored: a worker reads them again when it starts.
+//!
+//! The events are followed only once the permission is known to be granted (listeners added
+//! then, not at the script's top level): a bookmark or tab changed while the worker sleeps does
+//! not wake it, and the next worker reads everything again. A search waits for the first read of
+//! each source that is on, and for the excluded sites, so that it never shows a page of an
+//! excluded site nor misses what the browser has.
+
+use std::cell::{Cell, RefCell};
+
+use futures_channel::oneshot;
+use history_chat_bindings::bookmarks::{self, BookmarkEvent};
+use history_chat_bindings::tabs::{self, TabEvent};
+use history_chat_bindings::{log, permissions};
+use history_chat_core::messages::Response;
+use history_chat_core::origin::Origin;
+use history_chat_core::places::host::Places;
+use history_chat_core::settings::KnownSettings;
+use wasm_bindgen_futures::spawn_local;
+
+use crate::settings_host;
+
+/// Where a source's read stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// No read running.
+    Idle,
+    /// A read runs.
+    Running,
+    /// A read runs and an event came meanwhile: read again when it ends (the answer may be
+    /// older than the event).
+    Again,
+}
+
+thread_local! {
+    static PLACES: RefCell<Places> = RefCell::new(Places::new());
+    static EXCLUSIONS_KNOWN: Cell<bool> = const { Cell::new(false) };
+    static BOOKMARKS_READ: Cell<Reading> = const { Cell::new(Reading::Idle) };
+    static TABS_READ: Cell<Reading> = const { Cell::new(Reading::Idle) };
+    static FOLLOWING_BOOKMARKS: Cell<bool> = const { Cell::new(false) };
+    static FOLLOWING_TABS: Cell<bool> = const { Cell::new(false) };
+    /// Whether the permissions were checked once since the worker started.
+    static CHECKED: Cell<bool> = const { Cell::new(false) };
+    /// Searches waiting for the permissions' check and the reads it started.
+    static WAITERS: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The worker started: reads what the granted permissions allow.
+pub fn start() {
+    spawn_local(check_permissions());
+}
+
+/// `chrome.permissions.onAdded` / `onRemoved`: a switch went on or off.
+pub fn permissions_changed() {
+    spawn_local(check_permissions());
+}
+
+/// The settings are known: the excluded sites leave both sources.
+pub fn settings_known(known: &KnownSettings) {
+    if let Some(exclusions) = known.exclusions() {
+        PLACES.with_borrow_mut(|places| places.set_exclusions(exclusions.clone()));
+        EXCLUSIONS_KNOWN.set(true);
+    }
+}
+
+/// The bookmarks and open tabs matching `query`, best first, at most `limit`
+/// ([`Places::search`]): once the excluded sites are known and the first reads are done.
+pub async fn search(query: &str, limit: usize) -> Response {
+    if !EXCLUSIONS_KNOWN.get() {
+        settings_known(&settings_host::known().await);
+    }
+    while !settled() {
+        let (ready, wait) = oneshot::channel();
+        WAITERS.with_borrow_mut(|waiters| waiters.push(ready));
+        if wait.await.is_err() {
+            log::note("a wait for the bookmarks and tabs ended without them; looking again");
+        }
+    }
+    let pages = PLACES.with_borrow(|places| places.search(query, limit));
+    Response::Pages {
+        pages,
+        indexing: None,
+    }
+}
+
+/// Whether the permissions were checked and no first read is running.
+fn settled() -> bool {
+    let first_read = |reading: Reading, holds: bool| reading != Reading::Idle && !holds;
+    CHECKED.get()
+        && !PLACES.with_borrow(|places| {
+            first_read(BOOKMARKS_READ.get(), places.holds(Origin::Bookmark))
+                || first_read(TABS_READ.get(), places.holds(Origin::Tab))
+        })
+}
+
+fn wake_waiters() {
+    if settled() {
+        for waiter in WAITERS.take() {
+            // A search that stopped waiting (its popup closed) is no concern.
+            let _ = waiter.send(());
+        }
+    }
+}
+
+/// Reads each source whose permission is granted, empties each whose permission is not.
+async fn check_permissions() {
+    for (origin, permission) in [
+        (Origin::Bookmark, permissions::BOOKMARKS_PERMISSION),
+        (Origin::Tab, permissions::TABS_PERMISSION),
+    ] {
+        let granted = permissions::has_api(permission)
+            .await
+            .unwrap_or_else(|error| {
+                // Read as not granted: the source stays empty until the next change.
+                log::failure("checking a permission of bookmarks or tabs", &error);
+                false
+            });
+        if granted {
+            follow(origin);
+            if !PLACES.with_borrow(|places| places.holds(origin)) {
+                start_read(origin);
+            }
+        } else {
+            PLACES.with_borrow_mut(|places| places.clear(origin));
+        }
+    }
+    CHECKED.set(true);
+    wake_waiters();
+}
+
+/// Adds the source's listeners, once per worker (the browser holds them until it stops the
+/// worker).
+fn follow(origin: Origin) {
+    let following = match origin {
+        Origin::History => return,
+        Origin::Bookmark => &FOLLOWING_BOOKMARKS,
+        Origin::Tab => &FOLLOWING_TABS,
+    };
+    if following.get() {
+        return;
+    }
+    let added = match origin {
+        Origin::Tab => tabs::follow(tab_event),
+        _ => bookmarks::follow(bookmark_event),
+    };
+    match added {
+        Ok(()) => following.set(true),
+        // The next check tries again; meanwhile a read at each check keeps the source whole.
+        Err(error) => log::failure("following the bookmarks or open tabs", &error),
+    }
+}
+
+/// The reads' state of `origin`.
+fn reading(origin: Origin) -> &'static std::thread::LocalKey<Cell<Reading>> {
+    match origin {
+        Origin::Tab => &TABS_READ,
+        _ => &BOOKMARKS_READ,
+    }
+}
+
+/// Reads `origin` whole, unless a read runs (which then reads again once done).
+fn start_read(origin: Origin) {
+    let state = reading(origin);
+    match state.get() {
+        Reading::Idle => {
+            state.set(Reading::Running);
+            spawn_local(read(origin));
+        }
+        Reading::Running | Reading::Again => state.set(Reading::Again),
+    }
+}
+
+async fn read(origin: Origin) {
+    let state = reading(origin);
+    loop {
+        let read = match origin {
+            Origin::Tab => tabs::query_all()
+                .await
+                .map(|tabs| PLACES.with_borrow_mut(|places| places.load_tabs(&tabs))),
+            _ => bookmarks::get_tree()
+                .await
+                .map(|tree| PLACES.with_borrow_mut(|places| places.load_bookmarks(&tree))),
+        };
+        if let Err(error) = read {
+            // The permission was taken back meanwhile, or the browser refused: the source stays
+            // as it was (empty at first); the next change reads it again.
+            log::failure("reading the bookmarks or open tabs", &error);
+        }
+        if state.get() == Reading::Again {
+            state.set(Reading::Running);
+            continue;
+        }
+        state.set(Reading::Idle);
+        break;
+    }
+    wake_waiters();
+}
+
+/// A bookmark event: applied, or (unreadable, or a read running) the tree read again.
+fn bookmark_event(event: BookmarkEvent) {
+    if BOOKMARKS_READ.get() != Reading::Idle || event == BookmarkEvent::Unreadable {
+        start_read(Origin::Bookmark);
+        return;
+    }
+    PLACES.with_borrow_mut(|places| match &event {
+        BookmarkEvent::Created(node) => places.bookmark_created(node),
+        BookmarkEvent::Removed { id } => places.bookmark_removed(id),
+        BookmarkEvent::Changed { id, change } => places.bookmark_changed(id, change),
+        BookmarkEvent::Moved { id, parent_id } => places.bookmark_moved(id, parent_id),
+        BookmarkEvent::Unreadable => {}
+    });
+}
+
+/// A tab event: applied, or (unreadable, or a read running) the tabs read again.
+fn tab_event(event: TabEvent) {
+    if TABS_READ.get() != Reading::Idle || event == TabEvent::Unreadable {
+        start_read(Origin::Tab);
+        return;
+    }
+    PLACES.with_borrow_mut(|places| match &event {
+        TabEvent::Updated(tab) => places.tab_updated(tab),
+        TabEvent::Removed { id } => places.tab_removed(*id),
+        TabEvent::Unreadable => {}
+    });
+}
