@@ -13,7 +13,7 @@ use history_chat_core::ai::pipeline::Notice;
 use history_chat_core::ai::provider::Engine;
 use history_chat_core::ask::AskUpdate;
 use history_chat_core::conversation::{StoredTurn, Turn, TurnError, TurnNote, key_time_ms};
-use history_chat_core::history::RankedPage;
+use history_chat_core::history::{Page, RankedPage};
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
 use history_chat_core::messages::{IndexProgress, Request, Response};
 use history_chat_core::rows;
@@ -353,14 +353,19 @@ fn hint(engine: Engine) -> String {
 /// A turn's identity in the conversation's list: its key, and what can change once it is shown
 /// (an early answer is replaced by the filled-in one under the same key: the browser's search or
 /// topic search may add pages, or reorder them).
-fn view_key(stored: &StoredTurn) -> (String, Vec<String>, Option<String>) {
+fn view_key(stored: &StoredTurn) -> (String, Vec<(String, u8)>, Option<String>) {
+    // A row is drawn again when what it shows besides its address changes: an answer that found
+    // the same pages again, now marked (a bookmark, an open tab) or with a passage.
+    let shown = |page: &Page| {
+        u8::from(page.marks.bookmark.is_some())
+            | u8::from(page.marks.tab.is_some()) << 1
+            | u8::from(page.marks.outside_history) << 2
+            | u8::from(page.passage.is_some()) << 3
+    };
     (
         stored.key.clone(),
-        stored
-            .turn
-            .results
-            .iter()
-            .map(|r| r.page.url.clone())
+        (stored.turn.results.iter())
+            .map(|r| (r.page.url.clone(), shown(&r.page)))
             .collect(),
         stored.turn.note.as_ref().map(TurnNote::message),
     )
