@@ -88,10 +88,11 @@ mod tests {
 
     #[test]
     fn a_tab_row_switches_to_its_tab_unless_a_key_asks_for_a_copy() {
-        let tab = Some(OpenTab {
+        let open = OpenTab {
             tab_id: 3,
             window_id: 2,
-        });
+        };
+        let tab = Some(open);
         let plain = OpenKeys::default();
         let ctrl = OpenKeys {
             ctrl: true,
@@ -106,7 +107,7 @@ mod tests {
             ..plain
         };
         let rows: &[(OpenKeys, Option<OpenTab>, RowAction)] = &[
-            (plain, tab, RowAction::SwitchToTab(tab.unwrap_or_default())),
+            (plain, tab, RowAction::SwitchToTab(open)),
             (ctrl, tab, RowAction::Open(Disposition::NewBackgroundTab)),
             (shift, tab, RowAction::Open(Disposition::CurrentTab)),
             (middle, tab, RowAction::Open(Disposition::NewBackgroundTab)),

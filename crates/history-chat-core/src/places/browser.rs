@@ -1,6 +1,6 @@
 //! The shapes `chrome.bookmarks` and `chrome.tabs` give, with the fields History Chat reads. Every
 //! field is optional here: a value of another type is read as missing
-//! ([`crate::lenient::or_default`]), and whoever reads a node or a tab decides what a missing
+//! (`lenient::or_default`), and whoever reads a node or a tab decides what a missing
 //! field means (a bookmark with no address is a folder; a tab with no id is skipped).
 
 use serde::Deserialize;

@@ -42,6 +42,7 @@ const SEPARATOR: &str = " | ";
 ///     last_visit_ms: 0,
 ///     visit_count: 1,
 ///     passage: None,
+///     marks: Default::default(),
 /// };
 /// assert_eq!(
 ///     passage(&page),
