@@ -198,8 +198,14 @@ impl Places {
         if asked.origins.allows(Origin::Bookmark) {
             found.extend(self.bookmarks.search(&asked.words, &asked.filter));
         }
-        // Best first, the most recent on a tie; a stable sort keeps tabs before bookmarks then.
-        found.sort_by(|(a, sa), (b, sb)| sb.total_cmp(sa).then(b.recent_ms.cmp(&a.recent_ms)));
+        // Best first; on a tie an open tab first (what is open now is likelier the page sought),
+        // then the most recent.
+        let open = |e: &Entry| matches!(e.kind, Kind::Tab(_));
+        found.sort_by(|(a, sa), (b, sb)| {
+            (sb.total_cmp(sa))
+                .then(open(b).cmp(&open(a)))
+                .then(b.recent_ms.cmp(&a.recent_ms))
+        });
         let mut pages: Vec<Page> = Vec::new();
         for (entry, _) in found {
             let full = pages.len() >= limit;
