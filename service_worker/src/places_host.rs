@@ -79,7 +79,7 @@ pub async fn search(query: &str, limit: usize) -> Response {
             log::note("a wait for the bookmarks and tabs ended without them; looking again");
         }
     }
-    let pages = PLACES.with_borrow(|places| places.search(query, limit));
+    let pages = PLACES.with_borrow_mut(|places| places.search(query, limit));
     Response::Pages {
         pages,
         indexing: None,

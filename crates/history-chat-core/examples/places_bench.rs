@@ -96,7 +96,10 @@ fn rarest_words(title: &str, titles: &[&str], n: usize) -> Vec<String> {
     let mut words: Vec<(usize, String)> = title_words(title)
         .into_iter()
         .map(|w| {
-            let df = titles.iter().filter(|t| title_words(t).contains(&w)).count();
+            let df = titles
+                .iter()
+                .filter(|t| title_words(t).contains(&w))
+                .count();
             (df, w)
         })
         .collect();
@@ -125,7 +128,9 @@ fn main() {
     let mut pages: Vec<(String, String)> = Vec::new();
     let cleaned = |url: &str| history_chat_core::clean::clean_url(url).map(|u| u.to_string());
     for entry in &history.entries {
-        let Ok(url) = cleaned(&entry.url) else { continue };
+        let Ok(url) = cleaned(&entry.url) else {
+            continue;
+        };
         if !entry.title.is_empty() && !pages.iter().any(|(seen, _)| *seen == url) {
             pages.push((url, entry.title.clone()));
         }
@@ -160,7 +165,11 @@ fn main() {
         {"id": "2", "title": "Other bookmarks", "children": []}
     ]});
     for folder in folders {
-        let root = if folder["parent"] == "Bookmarks bar" { 0 } else { 1 };
+        let root = if folder["parent"] == "Bookmarks bar" {
+            0
+        } else {
+            1
+        };
         let names: Vec<String> = (folder["title"].as_str().unwrap_or(""))
             .split('/')
             .map(str::to_owned)
@@ -189,14 +198,18 @@ fn main() {
     let mut places = Places::new();
     let started = Instant::now();
     places.load_bookmarks(&tree);
+    // The shelf is made at the first search after a change; `len` makes it.
+    places.len(history_chat_core::origin::Origin::Bookmark);
     let load_bookmarks_ms = started.elapsed().as_secs_f64() * 1e3;
     let started = Instant::now();
     places.load_tabs(&tabs);
+    places.len(history_chat_core::origin::Origin::Tab);
     let load_tabs_ms = started.elapsed().as_secs_f64() * 1e3;
     let started = Instant::now();
     places.bookmark_created(&json(serde_json::json!({
         "id": "new", "parentId": "f0", "title": "A new bookmark", "url": "https://new.example/"
     })));
+    places.len(history_chat_core::origin::Origin::Bookmark);
     let event_ms = started.elapsed().as_secs_f64() * 1e3;
 
     if let Ok(question) = std::env::var("PLACES_QUESTION") {
@@ -250,7 +263,12 @@ fn main() {
         if words.len() == 2 {
             let ambiguous = sharing(&words, &all_titles) > TOP;
             let question = format!("{} ", words.join(" "));
-            asked.push(("tab: 2 title words".into(), question, url.clone(), ambiguous));
+            asked.push((
+                "tab: 2 title words".into(),
+                question,
+                url.clone(),
+                ambiguous,
+            ));
         }
     }
     // (kind, hits, asked, hits among the unambiguous, unambiguous)

@@ -5,7 +5,8 @@
 //!   the searchable [`Shelf`] is made again from it after every change — a bookmark added, moved,
 //!   renamed or removed, a folder renamed or moved (its bookmarks' folders change with it) or
 //!   removed (its bookmarks go with it). Making it again costs milliseconds for thousands of
-//!   bookmarks and cannot drift from the tree.
+//!   bookmarks and cannot drift from the tree; it is done at the next search, once for every
+//!   change since (an import is thousands of `onCreated`).
 //! - **Open tabs** are kept by tab id: a tab opened or navigated is written over, a tab closed is
 //!   dropped. A tab showing no web page (`chrome://`, a new tab) is not kept.
 //! - **Excluded sites** are left out of both, as from the history.
@@ -50,6 +51,10 @@ pub struct Places {
     bookmarks: Shelf,
     tabs: Option<HashMap<i32, Entry>>,
     tab_shelf: Shelf,
+    /// The shelves are made again at the next search, not at every event: an import of
+    /// thousands of bookmarks is thousands of `onCreated`, and one remaking answers them all.
+    bookmarks_stale: bool,
+    tabs_stale: bool,
 }
 
 impl Places {
@@ -68,7 +73,8 @@ impl Places {
     }
 
     /// How many entries of `origin` are searchable.
-    pub fn len(&self, origin: Origin) -> usize {
+    pub fn len(&mut self, origin: Origin) -> usize {
+        self.refresh();
         match origin {
             Origin::History => 0,
             Origin::Bookmark => self.bookmarks.len(),
@@ -79,8 +85,8 @@ impl Places {
     /// The excluded sites changed: both sources are made again without them.
     pub fn set_exclusions(&mut self, exclusions: Exclusions) {
         self.exclusions = exclusions;
-        self.rebuild_bookmarks();
-        self.rebuild_tabs();
+        self.bookmarks_stale = true;
+        self.tabs_stale = true;
     }
 
     /// `origin`'s switch went off (or its permission was taken back): everything of it goes.
@@ -90,10 +96,12 @@ impl Places {
             Origin::Bookmark => {
                 self.tree = None;
                 self.bookmarks = Shelf::default();
+                self.bookmarks_stale = false;
             }
             Origin::Tab => {
                 self.tabs = None;
                 self.tab_shelf = Shelf::default();
+                self.tabs_stale = false;
             }
         }
     }
@@ -105,14 +113,14 @@ impl Places {
             add_node(&mut tree, root, None);
         }
         self.tree = Some(tree);
-        self.rebuild_bookmarks();
+        self.bookmarks_stale = true;
     }
 
     /// `onCreated`: a bookmark or a folder was added (an import adds each node this way).
     pub fn bookmark_created(&mut self, node: &BookmarkNode) {
         let Some(tree) = &mut self.tree else { return };
         add_node(tree, node, node.parent_id.clone());
-        self.rebuild_bookmarks();
+        self.bookmarks_stale = true;
     }
 
     /// `onRemoved`: the node `id` and, a folder's, everything in it.
@@ -127,7 +135,7 @@ impl Places {
                     .map(|(child, _)| child.clone()),
             );
         }
-        self.rebuild_bookmarks();
+        self.bookmarks_stale = true;
     }
 
     /// `onChanged`: the node's new title, and a bookmark's new address.
@@ -142,7 +150,7 @@ impl Places {
             node.url = change.url.clone();
             node.cleaned = cleaned(node.url.as_deref());
         }
-        self.rebuild_bookmarks();
+        self.bookmarks_stale = true;
     }
 
     /// `onMoved`: the node is now in the folder `parent_id`.
@@ -151,7 +159,7 @@ impl Places {
             return;
         };
         node.parent = Some(parent_id.to_owned());
-        self.rebuild_bookmarks();
+        self.bookmarks_stale = true;
     }
 
     /// The open tabs, as `chrome.tabs.query({})` gave them: what was kept is replaced.
@@ -163,7 +171,7 @@ impl Places {
             }
         }
         self.tabs = Some(kept);
-        self.rebuild_tabs();
+        self.tabs_stale = true;
     }
 
     /// `onCreated` / `onUpdated`: the tab as it is now (a tab navigated away from the web is
@@ -175,21 +183,22 @@ impl Places {
             Some((id, entry)) => tabs.insert(id, entry),
             None => tabs.remove(&id),
         };
-        self.rebuild_tabs();
+        self.tabs_stale = true;
     }
 
     /// `onRemoved` (or the tab replaced by another, `onReplaced`): the tab `id` is gone.
     pub fn tab_removed(&mut self, id: i32) {
         let Some(tabs) = &mut self.tabs else { return };
         if tabs.remove(&id).is_some() {
-            self.rebuild_tabs();
+            self.tabs_stale = true;
         }
     }
 
     /// The bookmarks and open tabs matching `question` (its `site:` terms read; its source terms
     /// choose among bookmarks and tabs; the period is the history's only), best first, at most
     /// `limit`: a page both bookmarked and open shows once, with both marks.
-    pub fn search(&self, question: &str, limit: usize) -> Vec<Page> {
+    pub fn search(&mut self, question: &str, limit: usize) -> Vec<Page> {
+        self.refresh();
         let asked = site_filter::parse(question);
         let mut found: Vec<(&Entry, f32)> = Vec::new();
         if asked.origins.allows(Origin::Tab) {
@@ -216,6 +225,16 @@ impl Places {
             }
         }
         pages
+    }
+
+    /// Makes again the shelves that changed since the last search.
+    fn refresh(&mut self) {
+        if std::mem::take(&mut self.bookmarks_stale) {
+            self.rebuild_bookmarks();
+        }
+        if std::mem::take(&mut self.tabs_stale) {
+            self.rebuild_tabs();
+        }
     }
 
     /// Makes the bookmarks' shelf again from the tree, reusing each entry whose bookmark did not

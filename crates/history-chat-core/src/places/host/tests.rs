@@ -38,7 +38,7 @@ fn node(value: serde_json::Value) -> BookmarkNode {
     serde_json::from_value(value).unwrap_or_default()
 }
 
-fn found(places: &Places, question: &str) -> Vec<String> {
+fn found(places: &mut Places, question: &str) -> Vec<String> {
     places
         .search(question, 10)
         .into_iter()
@@ -58,7 +58,7 @@ const TATIN: &str = "https://www.marmiton.org/recettes/tarte-tatin.aspx";
 
 #[test]
 fn a_loaded_tree_keeps_its_web_bookmarks_with_their_folders_cleaned() {
-    let places = loaded();
+    let mut places = loaded();
     assert!(places.holds(Origin::Bookmark));
     assert!(!places.holds(Origin::Tab));
     // chrome://settings is no web page; the address is cleaned (its tracking parameter gone).
@@ -71,8 +71,8 @@ fn a_loaded_tree_keeps_its_web_bookmarks_with_their_folders_cleaned() {
     assert_eq!(bookmark.added_ms, 2000);
     assert!(pages[0].marks.outside_history);
     // A folder's words find what it holds.
-    assert_eq!(found(&places, "cuisine "), [TATIN]);
-    assert_eq!(found(&places, "rust "), [TOKIO, BOOK]);
+    assert_eq!(found(&mut places, "cuisine "), [TATIN]);
+    assert_eq!(found(&mut places, "rust "), [TOKIO, BOOK]);
 }
 
 #[test]
@@ -83,9 +83,9 @@ fn each_bookmark_event_keeps_the_search_current() {
         "id": "30", "parentId": "20", "title": "Crêpes bretonnes",
         "url": "https://example.org/r/30", "dateAdded": 4000.0
     })));
-    assert_eq!(found(&places, "crepes "), ["https://example.org/r/30"]);
+    assert_eq!(found(&mut places, "crepes "), ["https://example.org/r/30"]);
     assert_eq!(
-        found(&places, "cuisine "),
+        found(&mut places, "cuisine "),
         ["https://example.org/r/30", TATIN]
     );
     // Renamed (a bookmark).
@@ -96,8 +96,11 @@ fn each_bookmark_event_keeps_the_search_current() {
             url: None,
         },
     );
-    assert_eq!(found(&places, "crepes "), Vec::<String>::new());
-    assert_eq!(found(&places, "galettes "), ["https://example.org/r/30"]);
+    assert_eq!(found(&mut places, "crepes "), Vec::<String>::new());
+    assert_eq!(
+        found(&mut places, "galettes "),
+        ["https://example.org/r/30"]
+    );
     // Its address changed.
     let moved_to = Some("https://example.org/galettes".to_owned());
     places.bookmark_changed(
@@ -108,7 +111,7 @@ fn each_bookmark_event_keeps_the_search_current() {
         },
     );
     assert_eq!(
-        found(&places, "galettes "),
+        found(&mut places, "galettes "),
         ["https://example.org/galettes"]
     );
     // A folder renamed: what it holds is found by the new name only.
@@ -119,18 +122,18 @@ fn each_bookmark_event_keeps_the_search_current() {
             url: None,
         },
     );
-    assert_eq!(found(&places, "cuisine "), Vec::<String>::new());
+    assert_eq!(found(&mut places, "cuisine "), Vec::<String>::new());
     assert_eq!(
-        found(&places, "recettes galettes "),
+        found(&mut places, "recettes galettes "),
         ["https://example.org/galettes"]
     );
     // Moved into another folder.
     places.bookmark_moved("21", "10");
-    assert_eq!(found(&places, "rust tatin "), [TATIN]);
+    assert_eq!(found(&mut places, "rust tatin "), [TATIN]);
     // A folder removed takes what it holds.
     places.bookmark_removed("10");
-    assert_eq!(found(&places, "rust "), Vec::<String>::new());
-    assert_eq!(found(&places, "tatin "), Vec::<String>::new());
+    assert_eq!(found(&mut places, "rust "), Vec::<String>::new());
+    assert_eq!(found(&mut places, "tatin "), Vec::<String>::new());
     assert_eq!(places.len(Origin::Bookmark), 1);
     // A bookmark removed.
     places.bookmark_removed("30");
@@ -163,15 +166,15 @@ fn each_tab_event_keeps_the_search_current() {
     ]);
     assert_eq!(places.len(Origin::Tab), 1, "a new tab is no web page");
     assert_eq!(
-        found(&places, "closures "),
+        found(&mut places, "closures "),
         ["https://github.com/rust-lang/rust/pull/9"]
     );
     // Opened, then navigated.
     places.tab_updated(&tab(2, "https://news.example/today", "Today's news", 30.0));
-    assert_eq!(found(&places, "news "), ["https://news.example/today"]);
+    assert_eq!(found(&mut places, "news "), ["https://news.example/today"]);
     places.tab_updated(&tab(2, "https://weather.example/", "Weather", 40.0));
-    assert_eq!(found(&places, "news "), Vec::<String>::new());
-    assert_eq!(found(&places, "weather "), ["https://weather.example/"]);
+    assert_eq!(found(&mut places, "news "), Vec::<String>::new());
+    assert_eq!(found(&mut places, "weather "), ["https://weather.example/"]);
     // Navigated away from the web: dropped.
     places.tab_updated(&tab(2, "chrome://history/", "History", 50.0));
     assert_eq!(places.len(Origin::Tab), 1);
@@ -211,14 +214,14 @@ fn a_page_bookmarked_and_open_shows_once_with_both_marks() {
 fn source_terms_choose_among_bookmarks_and_tabs() {
     let mut places = loaded();
     places.load_tabs(&[tab(7, "https://rust-lang.org/", "Rust", 5.0)]);
-    assert_eq!(found(&places, "rust ").len(), 3);
-    assert_eq!(found(&places, "tab: rust"), ["https://rust-lang.org/"]);
-    assert_eq!(found(&places, "favoris: rust"), [TOKIO, BOOK]);
-    assert_eq!(found(&places, "history: rust"), Vec::<String>::new());
+    assert_eq!(found(&mut places, "rust ").len(), 3);
+    assert_eq!(found(&mut places, "tab: rust"), ["https://rust-lang.org/"]);
+    assert_eq!(found(&mut places, "favoris: rust"), [TOKIO, BOOK]);
+    assert_eq!(found(&mut places, "history: rust"), Vec::<String>::new());
     // Only the source term: everything of it, most recent first.
-    assert_eq!(found(&places, "bookmark:"), [TATIN, TOKIO, BOOK]);
+    assert_eq!(found(&mut places, "bookmark:"), [TATIN, TOKIO, BOOK]);
     // site: terms narrow both.
-    assert_eq!(found(&places, "rust site:tokio.rs"), [TOKIO]);
+    assert_eq!(found(&mut places, "rust site:tokio.rs"), [TOKIO]);
 }
 
 #[test]
@@ -226,14 +229,14 @@ fn excluded_sites_are_left_out_and_come_back_when_lifted() {
     let mut places = loaded();
     places.load_tabs(&[tab(7, "https://tokio.rs/blog", "Tokio blog", 5.0)]);
     places.set_exclusions(Exclusions::from_lines(&["tokio.rs"]));
-    assert_eq!(found(&places, "tokio "), Vec::<String>::new());
+    assert_eq!(found(&mut places, "tokio "), Vec::<String>::new());
     // A bookmark added on an excluded site is not kept either.
     places.bookmark_created(&node(
         json!({"id": "40", "parentId": "1", "title": "Tokio docs", "url": "https://tokio.rs/docs"}),
     ));
-    assert_eq!(found(&places, "tokio "), Vec::<String>::new());
+    assert_eq!(found(&mut places, "tokio "), Vec::<String>::new());
     places.set_exclusions(Exclusions::default());
-    assert_eq!(found(&places, "tokio ").len(), 3);
+    assert_eq!(found(&mut places, "tokio ").len(), 3);
 }
 
 #[test]
@@ -243,7 +246,7 @@ fn a_switch_off_empties_its_source_only() {
     places.clear(Origin::Bookmark);
     assert!(!places.holds(Origin::Bookmark));
     assert_eq!(places.len(Origin::Bookmark), 0);
-    assert_eq!(found(&places, "rust "), ["https://rust-lang.org/"]);
+    assert_eq!(found(&mut places, "rust "), ["https://rust-lang.org/"]);
     places.clear(Origin::Tab);
     assert!(places.search("", 10).is_empty());
 }
