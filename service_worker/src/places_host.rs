@@ -14,7 +14,7 @@ use std::cell::{Cell, RefCell};
 use futures_channel::oneshot;
 use history_chat_bindings::bookmarks::{self, BookmarkEvent};
 use history_chat_bindings::tabs::{self, TabEvent};
-use history_chat_bindings::{log, permissions};
+use history_chat_bindings::{log, permissions, storage};
 use history_chat_core::messages::Response;
 use history_chat_core::origin::Origin;
 use history_chat_core::places::host::Places;
@@ -50,12 +50,29 @@ thread_local! {
 
 /// The worker started: reads what the granted permissions allow.
 pub fn start() {
-    spawn_local(check_permissions());
+    spawn_local(async {
+        check_permissions().await;
+    });
 }
 
-/// `chrome.permissions.onAdded` / `onRemoved`: a switch went on or off.
+/// `chrome.permissions.onAdded` / `onRemoved`: a switch went on or off. A source whose permission
+/// is not held leaves the stored conversation too (its marks, and the rows found only there), so
+/// that nothing of it stays stored.
 pub fn permissions_changed() {
-    spawn_local(check_permissions());
+    spawn_local(async {
+        for (origin, granted) in check_permissions().await {
+            if granted != Some(false) {
+                continue;
+            }
+            if let Err(error) = storage::forget_origin_in_conversation(origin).await {
+                // The rows stay in the old answers; nothing new is kept of the source.
+                log::failure(
+                    "removing bookmarks or tabs from the stored conversation",
+                    &error,
+                );
+            }
+        }
+    });
 }
 
 /// The settings are known: the excluded sites leave both sources.
@@ -105,19 +122,26 @@ fn wake_waiters() {
     }
 }
 
-/// Reads each source whose permission is granted, empties each whose permission is not.
-async fn check_permissions() {
-    for (origin, permission) in [
+/// Reads each source whose permission is granted, empties each whose permission is not; says
+/// which are granted (`None`: the browser could not say, and nothing is dropped for it).
+async fn check_permissions() -> [(Origin, Option<bool>); 2] {
+    let mut held = [(Origin::Bookmark, None), (Origin::Tab, None)];
+    let sources = [
         (Origin::Bookmark, permissions::BOOKMARKS_PERMISSION),
         (Origin::Tab, permissions::TABS_PERMISSION),
-    ] {
-        let granted = permissions::has_api(permission)
-            .await
-            .unwrap_or_else(|error| {
-                // Read as not granted: the source stays empty until the next change.
+    ];
+    for (at, (origin, permission)) in sources.into_iter().enumerate() {
+        let granted = match permissions::has_api(permission).await {
+            Ok(granted) => granted,
+            Err(error) => {
+                // Searched as not granted (the source stays empty until the next change), but
+                // not forgotten from the conversation: the browser did not say it was taken back.
                 log::failure("checking a permission of bookmarks or tabs", &error);
-                false
-            });
+                PLACES.with_borrow_mut(|places| places.clear(origin));
+                continue;
+            }
+        };
+        held[at] = (origin, Some(granted));
         if granted {
             follow(origin);
             if !PLACES.with_borrow(|places| places.holds(origin)) {
@@ -129,6 +153,7 @@ async fn check_permissions() {
     }
     CHECKED.set(true);
     wake_waiters();
+    held
 }
 
 /// Adds the source's listeners, once per worker (the browser holds them until it stops the

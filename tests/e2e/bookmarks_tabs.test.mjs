@@ -9,7 +9,8 @@
 // words, with its label, its added date and no "Remove from history"; each bookmark event (added,
 // renamed, moved, removed, a folder renamed and removed); each tab event (opened, navigated,
 // closed); "Switch to tab" as Enter's action on a tab row; a page open and in the history shown
-// once, marked; source chips; excluded sites; a switch off forgets its source.
+// once, marked; source chips; excluded sites; a switch off forgets its source, in the worker and
+// in the stored conversation.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
@@ -212,10 +213,22 @@ describe('bookmarks and open tabs', () => {
     const tab = await ext.context.newPage();
     await tab.goto(GRAVITY);
     await waitForPlaces(options, 'tab: gravity', [GRAVITY]);
-    await waitForPlaces(options, 'bookmark: brass', ['https://lamps.example/brass?title=Brass+lamp']);
+    const LAMP = 'https://lamps.example/brass?title=Brass+lamp';
+    await waitForPlaces(options, 'bookmark: brass', [LAMP]);
+    // An answer holding it is stored in the conversation, with its folders.
+    const popup = await openPopup(ext);
+    const turn = await ask(popup, 'brass lamp');
+    assert.deepEqual(turn.results.map((r) => r.href), [LAMP]);
+    await popup.close();
+    const stored = async () => JSON.stringify(await options.evaluate(() => chrome.storage.local.get(null)));
+    assert.ok((await stored()).includes('lamps.example'), 'the answer is stored');
     await flip(options, BOOKMARKS_SWITCH, 'Your bookmarks are no longer searched; History Chat keeps nothing of them.');
     assert.equal(await granted(options, 'bookmarks'), false);
     await waitForPlaces(options, 'bookmark:', []);
+    // Nothing of the bookmarks stays stored: the row found only among them left the answer.
+    let left = '';
+    await waitUntil(async () => !(left = await stored()).includes('lamps.example'), 'the bookmark gone from the stored conversation', { describe: () => left });
+    assert.ok(!left.includes('Bookmarks bar'), left);
     await flip(options, TABS_SWITCH, 'Your open tabs are no longer searched; History Chat keeps nothing of them.');
     assert.equal(await granted(options, 'tabs'), false);
     await waitForPlaces(options, 'tab:', []);

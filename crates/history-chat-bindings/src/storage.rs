@@ -189,6 +189,14 @@ pub async fn forget_in_conversation(removed: &RemovedVisits) -> Result<(), Chrom
     write_turns(conversation::forget_removed(local_items().await?, removed)).await
 }
 
+/// Takes out of the stored conversation what it holds of `origin` (its switch went off): marks,
+/// and the rows found only there ([`conversation::forget_origin`]), in one write.
+pub async fn forget_origin_in_conversation(
+    origin: history_chat_core::origin::Origin,
+) -> Result<(), ChromeError> {
+    write_turns(conversation::forget_origin(local_items().await?, origin)).await
+}
+
 /// Writes `rewrites` in one call (nothing when there is none).
 async fn write_turns(rewrites: Vec<conversation::StoredTurn>) -> Result<(), ChromeError> {
     if rewrites.is_empty() {

@@ -23,6 +23,7 @@ use crate::failure::Failure;
 use crate::history::{Page, RankedPage, RemovedVisits};
 use crate::index::IndexProgress;
 use crate::lenient::or_default;
+use crate::origin::Origin;
 use crate::period::Period;
 use crate::settings::Retention;
 
@@ -407,6 +408,27 @@ pub fn forget_removed(
             turn.results
                 .retain(|result| !removed.all_history && !gone.contains(&result.page.url));
             (turn.results.len() != before).then_some(StoredTurn { key, turn })
+        })
+        .collect()
+}
+
+/// The turns to rewrite once `origin`'s switch is off, so that nothing of that source stays
+/// stored: each result loses its mark of `origin` (a bookmark's folders, a tab's id), and a result
+/// found only there (outside the history) goes. `entries` as [`forget_removed`] reads them; a turn
+/// that did not change is not written.
+pub fn forget_origin(
+    entries: impl IntoIterator<Item = (String, Value)>,
+    origin: Origin,
+) -> Vec<StoredTurn> {
+    entries
+        .into_iter()
+        .filter(|(key, _)| key_time_ms(key).is_some())
+        .filter_map(|(key, value)| {
+            let mut turn = read_turn(value)?;
+            let before = turn.clone();
+            turn.results
+                .retain_mut(|result| result.page.marks.forget(origin));
+            (turn != before).then_some(StoredTurn { key, turn })
         })
         .collect()
 }
@@ -897,6 +919,94 @@ mod tests {
             // The rest of each rewritten turn is kept.
             assert!(rewrites.iter().all(|s| s.turn.question == "q"), "{case}");
         }
+    }
+
+    #[test]
+    fn a_switch_off_leaves_nothing_of_its_source_in_the_stored_turns() {
+        use crate::history::{Bookmarked, Marks, OpenTab};
+        let bookmark = Some(Bookmarked {
+            folders: vec!["Cuisine".into()],
+            added_ms: 5,
+        });
+        let tab = Some(OpenTab {
+            tab_id: 4,
+            window_id: 1,
+        });
+        let page = |url: &str, marks: Marks| Page {
+            url: url.into(),
+            title: "T".into(),
+            last_visit_ms: 0,
+            visit_count: 0,
+            passage: None,
+            marks,
+        };
+        let pages = vec![
+            // In the history, bookmarked: stays, unmarked.
+            page(
+                "https://a.example/",
+                Marks {
+                    bookmark: bookmark.clone(),
+                    ..Marks::default()
+                },
+            ),
+            // Only a bookmark: goes.
+            page(
+                "https://b.example/",
+                Marks {
+                    bookmark: bookmark.clone(),
+                    outside_history: true,
+                    ..Marks::default()
+                },
+            ),
+            // A bookmark and an open tab: stays, a tab.
+            page(
+                "https://c.example/",
+                Marks {
+                    bookmark,
+                    tab,
+                    outside_history: true,
+                },
+            ),
+        ];
+        let turn = Turn::local(NOW, "q", Period::Week, Ok(pages));
+        let key = turn_key(NOW, 1);
+        let entries = vec![
+            (key.clone(), serde_json::to_value(&turn).unwrap()),
+            showing(2, &["https://d.example/"]),
+        ];
+        let rewrites = forget_origin(entries.clone(), Origin::Bookmark);
+        assert_eq!(
+            rewrites.len(),
+            1,
+            "the turn with no bookmark is not written"
+        );
+        assert_eq!(rewrites[0].key, key);
+        let left: Vec<(&str, &Marks)> = (rewrites[0].turn.results.iter())
+            .map(|r| (r.page.url.as_str(), &r.page.marks))
+            .collect();
+        assert_eq!(
+            left,
+            [
+                ("https://a.example/", &Marks::default()),
+                (
+                    "https://c.example/",
+                    &Marks {
+                        bookmark: None,
+                        tab,
+                        outside_history: true
+                    }
+                ),
+            ]
+        );
+        let stored = serde_json::to_string(&rewrites[0].turn).unwrap();
+        assert!(!stored.contains("Cuisine"), "{stored}");
+        // Tabs off afterwards: the page found only as a tab goes too.
+        let entries = vec![(key, serde_json::to_value(&rewrites[0].turn).unwrap())];
+        let rewrites = forget_origin(entries, Origin::Tab);
+        let left: Vec<&str> = (rewrites[0].turn.results.iter())
+            .map(|r| r.page.url.as_str())
+            .collect();
+        assert_eq!(left, ["https://a.example/"]);
     }
 
     #[test]

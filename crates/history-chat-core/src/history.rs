@@ -6,6 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::clean::clean_url;
+use crate::origin::Origin;
 
 /// One entry of `chrome.history.search`'s answer (`HistoryItem`), with the fields we use.
 ///
@@ -84,6 +85,17 @@ impl Marks {
     /// Nothing besides the history.
     pub fn is_empty(&self) -> bool {
         self.bookmark.is_none() && self.tab.is_none() && !self.outside_history
+    }
+
+    /// Drops the mark of `origin` (its switch went off): `false` when the page was found only
+    /// there (outside the history, no other mark), so the row has nothing left to show it by.
+    pub fn forget(&mut self, origin: Origin) -> bool {
+        match origin {
+            Origin::History => {}
+            Origin::Bookmark => self.bookmark = None,
+            Origin::Tab => self.tab = None,
+        }
+        !(self.outside_history && self.bookmark.is_none() && self.tab.is_none())
     }
 
     /// Both pages' marks: each mark of either (`self`'s first), and outside the history only when
