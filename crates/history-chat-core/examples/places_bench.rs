@@ -13,6 +13,9 @@
 //! folder (its rarest word there, 4 letters or more), as "that recipe in Desserts, the tatin one".
 //! A tab's question is the two rarest words of its title among the tabs.
 
+// Examples run natively only: `Instant::now` is banned in the wasm-shared library, not here.
+#![allow(clippy::disallowed_methods)]
+
 #[path = "common/synth.rs"]
 #[allow(dead_code)]
 mod synth;
