@@ -4,6 +4,7 @@
 //! terms that are no filter.
 
 use crate::i18n::plural;
+use crate::origin::Origin;
 use crate::period::Period;
 use crate::site_filter::{self, Site, SiteFilter, SiteQuestion};
 
@@ -33,6 +34,13 @@ pub fn no_match_yet(question: &str) -> String {
 pub fn no_results_message(question: &str, period: Period) -> String {
     let asked = site_filter::parse(question);
     let words = asked.words.trim();
+    // Only bookmarks or open tabs asked for: no period applies, and their switches may be off.
+    if !asked.origins.allows(Origin::History) {
+        return match words.is_empty() {
+            true => t!("search_nothing_places"),
+            false => t!("search_nothing_places_matches", words),
+        };
+    }
     let from = asked.filter.scope();
     let what = match (words.is_empty(), from.is_empty()) {
         (true, true) => t!("search_nothing_in_period", period.phrase()),
@@ -115,6 +123,18 @@ mod tests {
                 Period::Day,
                 0,
                 "Nothing in the last 24 hours matches “foo” — try the last 7 days.",
+            ),
+            (
+                "tab: foo",
+                Period::Day,
+                0,
+                "No bookmark or open tab matches “foo”. They are searched only when their switches are on: Options → Bookmarks and open tabs.",
+            ),
+            (
+                "favori:",
+                Period::Day,
+                0,
+                "No bookmark or open tab to show. They are searched only when their switches are on: Options → Bookmarks and open tabs.",
             ),
             (
                 "foo",
