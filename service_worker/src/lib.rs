@@ -166,7 +166,16 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
         Ok(request) if request.is_typing_or_asking() && popup() => user_active(),
         _ => {}
     }
-    let response = match request {
+    // A page of the history bookmarked or open in a tab says so, whichever source found it (the
+    // places' own answer is marked already, and may be outside the history).
+    let history_pages = matches!(
+        request,
+        Ok(Request::Search { .. }
+            | Request::Understand { .. }
+            | Request::ContentSearch { .. }
+            | Request::BrowserSearch { .. })
+    );
+    let mut response = match request {
         Ok(Request::PageRead { html, .. }) => {
             content_host::page_read(messages::read_sender(&sender), html).await
         }
@@ -234,6 +243,9 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
             },
         },
     };
+    if history_pages {
+        places_host::mark(&mut response);
+    }
     messages::write_response(&response)
 }
 

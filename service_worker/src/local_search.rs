@@ -43,13 +43,18 @@ pub async fn answer(at_ms: i64, question: &str, period: Period, early: impl Fn(T
                     .indexing
                     .map(|progress| TurnNote::Indexing { progress }),
             };
-            let mut turn = Turn::local(at_ms, question, period, Ok(step.pages));
+            let mut pages = step.pages;
+            places_host::mark_pages(&mut pages);
+            let mut turn = Turn::local(at_ms, question, period, Ok(pages));
             turn.note = note;
             early(turn);
         },
     };
     let outcome = match retrieve(&retrieval, &sources, &asker).await {
-        Ok(Retrieved::Pages { pages, .. }) => Ok(pages),
+        Ok(Retrieved::Pages { mut pages, .. }) => {
+            places_host::mark_pages(&mut pages);
+            Ok(pages)
+        }
         // A committed question is always wanted.
         Ok(Retrieved::Dropped) => Ok(Vec::new()),
         Err(failure) => Err(TurnError::SearchFailed { failure }),

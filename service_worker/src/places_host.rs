@@ -15,6 +15,7 @@ use futures_channel::oneshot;
 use history_chat_bindings::bookmarks::{self, BookmarkEvent};
 use history_chat_bindings::tabs::{self, TabEvent};
 use history_chat_bindings::{log, permissions, storage};
+use history_chat_core::history::Page;
 use history_chat_core::messages::Response;
 use history_chat_core::origin::Origin;
 use history_chat_core::places::host::Places;
@@ -101,6 +102,23 @@ pub async fn search(query: &str, limit: usize) -> Response {
         pages,
         indexing: None,
     }
+}
+
+/// Marks the pages of an answer to a page (the index's, topic search's, the content's, the
+/// browser's) that are bookmarked or open in a tab, with what is held now (no wait): a row says so
+/// whichever source found it.
+pub fn mark(response: &mut Response) {
+    if let Response::Pages { pages, .. }
+    | Response::Understood { pages, .. }
+    | Response::ContentFound { pages, .. } = response
+    {
+        mark_pages(pages);
+    }
+}
+
+/// [`mark`] for a list of pages.
+pub fn mark_pages(pages: &mut [Page]) {
+    PLACES.with_borrow_mut(|places| places.mark(pages));
 }
 
 /// Whether the permissions were checked and no first read is running.

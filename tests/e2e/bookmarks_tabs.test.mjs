@@ -9,8 +9,8 @@
 // words, with its label, its added date and no "Remove from history"; each bookmark event (added,
 // renamed, moved, removed, a folder renamed and removed); each tab event (opened, navigated,
 // closed); "Switch to tab" as Enter's action on a tab row; a page open and in the history shown
-// once, marked; source chips; excluded sites; a switch off forgets its source, in the worker and
-// in the stored conversation.
+// once, marked; a page the history found marked as bookmarked; source chips; excluded sites; a
+// switch off forgets its source, in the worker and in the stored conversation.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
@@ -20,6 +20,7 @@ import { askWorker, waitForIndex } from './support/live.mjs';
 import { LIMIT_MS, waitUntil } from './support/settle.mjs';
 import { readSettings } from './support/ai.mjs';
 
+const QUANTUM = 'https://physics.example/quantum?title=Quantum+entanglement+explained';
 const BOOKMARKS_SWITCH = 'input[type="checkbox"][aria-label="Search my bookmarks"]';
 const TABS_SWITCH = 'input[type="checkbox"][aria-label="Search my open tabs"]';
 
@@ -148,7 +149,6 @@ describe('bookmarks and open tabs', () => {
 
   test('open tabs: found as opened and navigated, gone when closed; Enter switches to the tab', async () => {
     await flip(options, TABS_SWITCH, 'Your open tabs are searched with your history.');
-    const QUANTUM = 'https://physics.example/quantum?title=Quantum+entanglement+explained';
     const tab = await ext.context.newPage();
     await tab.goto(QUANTUM);
     await waitForPlaces(options, 'entanglement', [QUANTUM]);
@@ -199,6 +199,18 @@ describe('bookmarks and open tabs', () => {
     await chip.click();
     assert.equal(await popup.locator(SEL.search).inputValue(), 'brass ');
     await popup.close();
+
+    // A page the history found (history: leaves the bookmarks and tabs out of the search) says
+    // it is bookmarked, and stays removable.
+    await ext.serviceWorker.evaluate((url) => chrome.bookmarks.create({ parentId: '1', title: 'Notes', url }), QUANTUM);
+    await waitForPlaces(options, 'notes', [QUANTUM]);
+    const again = await openPopup(ext);
+    const turn = await ask(again, 'history: entanglement');
+    assert.deepEqual(turn.results.map((r) => r.href), [QUANTUM]);
+    const [row] = await rows(again);
+    assert.deepEqual(row.sources, ['Bookmark in Bookmarks bar']);
+    assert.ok(row.actions.includes('Remove from history'), JSON.stringify(row.actions));
+    await again.close();
 
     // Excluded: the bookmark's site leaves the answer, and comes back when lifted.
     const settings = await readSettings(options);

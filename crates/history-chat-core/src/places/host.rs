@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use crate::clean::clean_url;
 use crate::exclusions::Exclusions;
-use crate::history::{Bookmarked, OpenTab, Page};
+use crate::history::{Bookmarked, Marks, OpenTab, Page};
 use crate::origin::Origin;
 use crate::site_filter;
 
@@ -55,6 +55,9 @@ pub struct Places {
     /// thousands of bookmarks is thousands of `onCreated`, and one remaking answers them all.
     bookmarks_stale: bool,
     tabs_stale: bool,
+    /// Every kept address's marks (a bookmark, an open tab), made with the shelves: what
+    /// [`Places::mark`] adds to the pages other sources found.
+    by_url: HashMap<String, Marks>,
 }
 
 impl Places {
@@ -96,12 +99,12 @@ impl Places {
             Origin::Bookmark => {
                 self.tree = None;
                 self.bookmarks = Shelf::default();
-                self.bookmarks_stale = false;
+                self.bookmarks_stale = true;
             }
             Origin::Tab => {
                 self.tabs = None;
                 self.tab_shelf = Shelf::default();
-                self.tabs_stale = false;
+                self.tabs_stale = true;
             }
         }
     }
@@ -227,13 +230,47 @@ impl Places {
         pages
     }
 
-    /// Makes again the shelves that changed since the last search.
+    /// Marks each of `pages` (found by another source: the history's index, topic search, the
+    /// pages' content) that is bookmarked or open in a tab, so that its row says so whichever
+    /// source found it; whether a page is outside the history is left as it is.
+    pub fn mark(&mut self, pages: &mut [Page]) {
+        self.refresh();
+        if self.by_url.is_empty() {
+            return;
+        }
+        for page in pages {
+            if let Some(marks) = self.by_url.get(&page.url) {
+                // Where else it is, added; whether it is a page of the history stays the page's.
+                let outside_history = page.marks.outside_history;
+                page.marks = page.marks.merged(marks);
+                page.marks.outside_history = outside_history;
+            }
+        }
+    }
+
+    /// Makes again the shelves that changed since the last search, and the marks by address.
     fn refresh(&mut self) {
-        if std::mem::take(&mut self.bookmarks_stale) {
+        let bookmarks = std::mem::take(&mut self.bookmarks_stale);
+        let tabs = std::mem::take(&mut self.tabs_stale);
+        if bookmarks {
             self.rebuild_bookmarks();
         }
-        if std::mem::take(&mut self.tabs_stale) {
+        if tabs {
             self.rebuild_tabs();
+        }
+        if bookmarks || tabs {
+            let mut by_url: HashMap<String, Marks> = HashMap::new();
+            let entries = self.tab_shelf.entries().iter();
+            for entry in entries.chain(self.bookmarks.entries()) {
+                let mut marks = entry.page().marks;
+                // A page of another source's answer is the history's.
+                marks.outside_history = false;
+                by_url
+                    .entry(entry.url.clone())
+                    .and_modify(|m| *m = m.merged(&marks))
+                    .or_insert(marks);
+            }
+            self.by_url = by_url;
         }
     }
 

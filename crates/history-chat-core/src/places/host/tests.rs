@@ -294,3 +294,43 @@ fn a_tree_that_loops_names_each_folder_once() {
         ["x", "A"]
     );
 }
+
+#[test]
+fn pages_other_sources_found_are_marked_when_bookmarked_or_open() {
+    let mut places = loaded();
+    places.load_tabs(&[tab(7, "https://rust-lang.org/", "Rust", 5.0)]);
+    let page = |url: &str| Page {
+        url: url.into(),
+        title: String::new(),
+        last_visit_ms: 1,
+        visit_count: 1,
+        passage: None,
+        marks: Default::default(),
+    };
+    let mut pages = vec![
+        page(TOKIO),
+        page("https://rust-lang.org/"),
+        page("https://other.example/"),
+    ];
+    places.mark(&mut pages);
+    assert_eq!(
+        pages[0].marks.bookmark.clone().unwrap_or_default().folders,
+        ["Bookmarks bar", "Rust"]
+    );
+    assert!(
+        !pages[0].marks.outside_history,
+        "a page of the history stays one"
+    );
+    assert_eq!(pages[1].marks.tab.map(|t| t.tab_id), Some(7));
+    assert!(pages[2].marks.is_empty());
+    // A page of the places' own answer stays outside the history.
+    let mut own = places.search("tokio ", 5);
+    places.mark(&mut own);
+    assert!(own[0].marks.outside_history);
+    // Switched off: nothing is marked any more.
+    places.clear(Origin::Bookmark);
+    places.clear(Origin::Tab);
+    let mut pages = vec![page(TOKIO)];
+    places.mark(&mut pages);
+    assert!(pages[0].marks.is_empty());
+}
