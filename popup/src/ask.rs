@@ -6,6 +6,8 @@
 //! runs here: the worker's index at once, the browser's search and the ranked sources (topic
 //! search) fused in after pauses, for the latest keystroke only.
 
+use std::cell::Cell;
+
 use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::messages::{ask_worker, ask_worker_within};
 use history_chat_bindings::{log, now_ms};
@@ -129,10 +131,13 @@ pub(crate) async fn search_as_typed(state: State, typed: String, period: Period,
     live_search(typed, period, current, show).await;
 }
 
-/// The worker's lexical index, asked over the message channel.
-struct WorkerIndex;
+/// The worker's lexical index, asked over the message channel; `places` says whether its answer
+/// had the bookmarks and open tabs fused in.
+struct WorkerIndex<'c> {
+    places: &'c Cell<bool>,
+}
 
-impl Source for WorkerIndex {
+impl Source for WorkerIndex<'_> {
     type Answer = Lexical;
 
     async fn find(&self, query: &SourceQuery<'_>) -> Lexical {
@@ -149,6 +154,8 @@ impl Source for WorkerIndex {
                 None
             }
         };
+        self.places
+            .set(matches!(answer, Some(Response::Pages { places: true, .. })));
         Lexical::of_index(answer.and_then(Response::into_index_answer))
     }
 }
@@ -270,10 +277,17 @@ async fn live_search(
         now_ms: now_ms(),
         pace: Pace::AsYouType,
     };
+    // Whether the index's answer had the bookmarks and tabs fused in already (the worker does
+    // when they are ready: one message, one list drawn).
+    let places = Cell::new(false);
     let sources = Sources {
-        lexical: WorkerIndex,
+        lexical: WorkerIndex { places: &places },
         browser: BrowserSearch,
-        ranked: &[&TopicSearch, &ContentSearch, &PlacesSearch],
+        ranked: &[
+            &TopicSearch,
+            &ContentSearch,
+            &PlacesSearch { places: &places },
+        ],
     };
     let asker = Typing {
         typed: typed.clone(),
@@ -287,10 +301,13 @@ async fn live_search(
 }
 
 /// The bookmarks and open tabs (their switches on), searched by the worker
-/// ([`Request::Places`]); nothing when both are off or it cannot answer.
-struct PlacesSearch;
+/// ([`Request::Places`]) when the index's answer did not have them fused in; nothing when both
+/// are off or it cannot answer.
+struct PlacesSearch<'c> {
+    places: &'c Cell<bool>,
+}
 
-impl RankedSource for PlacesSearch {
+impl RankedSource for PlacesSearch<'_> {
     fn asking(&self) -> Asking {
         PLACES
     }
@@ -301,6 +318,9 @@ impl RankedSource for PlacesSearch {
             limit: query.limit,
         };
         Box::pin(async move {
+            if self.places.get() {
+                return Ranked::none();
+            }
             match ask_worker(&request).await {
                 Ok(Response::Pages { pages, .. }) => Ranked::places(pages),
                 _ => Ranked::none(),

@@ -227,6 +227,7 @@ pub async fn browser_search(question: &str, period: Period, now_ms: i64) -> Resp
         Ok(pages) => Response::Pages {
             pages,
             indexing: None,
+            places: false,
         },
         Err(error) => Response::Failed {
             failure: Failure::Browser(error.failure()),

@@ -229,12 +229,13 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
             start_ms,
             limit,
         }) => {
-            index_host::answer(Question::Search {
-                query,
+            let answer = index_host::answer(Question::Search {
+                query: query.clone(),
                 start_ms,
                 limit,
             })
-            .await
+            .await;
+            places_host::fuse_into(&query, limit, answer)
         }
         Ok(Request::KeptPages) => index_host::answer(Question::Kept).await,
         Err(error) => Response::Failed {

@@ -3,6 +3,8 @@
 //! ([`retrieve`]); this module gives it the worker's own sources — the lexical index, the
 //! browser's search, and the ranked sources (topic search) — and makes turns of its steps.
 
+use std::cell::Cell;
+
 use history_chat_bindings::{http, log};
 use history_chat_core::conversation::{Turn, TurnError, TurnNote};
 use history_chat_core::failure::Failure;
@@ -30,10 +32,16 @@ pub async fn answer(at_ms: i64, question: &str, period: Period, early: impl Fn(T
         now_ms: at_ms,
         pace: Pace::Committed,
     };
+    // Whether the index's answer had the bookmarks and tabs fused in already.
+    let places = Cell::new(false);
     let sources = Sources {
-        lexical: OwnIndex,
+        lexical: OwnIndex { places: &places },
         browser: BrowserSearch,
-        ranked: &[&TopicSearch, &ContentSearch, &PlacesSearch],
+        ranked: &[
+            &TopicSearch,
+            &ContentSearch,
+            &PlacesSearch { places: &places },
+        ],
     };
     let asker = Early {
         early: |step: Step| {
@@ -83,9 +91,13 @@ impl<F: Fn(Step)> Asker for Early<F> {
 }
 
 /// The worker's own lexical index.
-struct OwnIndex;
+/// The worker's own lexical index, with the bookmarks and open tabs fused in when they are ready
+/// (`places` says whether they were).
+struct OwnIndex<'c> {
+    places: &'c Cell<bool>,
+}
 
-impl Source for OwnIndex {
+impl Source for OwnIndex<'_> {
     type Answer = Lexical;
 
     async fn find(&self, query: &SourceQuery<'_>) -> Lexical {
@@ -97,7 +109,12 @@ impl Source for OwnIndex {
         // The index answers in milliseconds, even mid-build; only a snapshot being read makes it
         // wait, and then no longer than the browser's search takes.
         match http::within(WORKER_PATIENCE_MS, index_host::ask(question)).await {
-            Some(Ok(answer)) => Lexical::of_index(Some(answer)),
+            Some(Ok(answer)) => {
+                let answer = places_host::fuse_into(query.question, query.limit, answer.into());
+                self.places
+                    .set(matches!(answer, Response::Pages { places: true, .. }));
+                Lexical::of_index(answer.into_index_answer())
+            }
             // Refused (the excluded sites are not known): the browser's search would be too.
             Some(Err(Response::Failed { failure })) => Lexical::Refused(failure),
             // The index could not answer, or not in time: the browser's search alone.
@@ -164,16 +181,22 @@ impl RankedSource for ContentSearch {
     }
 }
 
-/// The bookmarks and open tabs (their switches on); nothing when both are off.
-struct PlacesSearch;
+/// The bookmarks and open tabs (their switches on); nothing when both are off, or when the
+/// index's answer had them fused in already.
+struct PlacesSearch<'c> {
+    places: &'c Cell<bool>,
+}
 
-impl RankedSource for PlacesSearch {
+impl RankedSource for PlacesSearch<'_> {
     fn asking(&self) -> Asking {
         PLACES
     }
 
     fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
         Box::pin(async move {
+            if self.places.get() {
+                return Ranked::none();
+            }
             match places_host::search(query.question, query.limit).await {
                 Response::Pages { pages, .. } => Ranked::places(pages),
                 _ => Ranked::none(),

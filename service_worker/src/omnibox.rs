@@ -95,6 +95,7 @@ async fn history_search(text: &str, limit: usize) -> (Vec<Page>, Coverage) {
         Response::Pages {
             pages,
             indexing: None,
+            ..
         } => (
             pages,
             Coverage::Whole {
@@ -104,6 +105,7 @@ async fn history_search(text: &str, limit: usize) -> (Vec<Page>, Coverage) {
         Response::Pages {
             pages,
             indexing: Some(progress),
+            ..
         } => (pages, Coverage::Building(progress)),
         Response::Indexing { progress } => (Vec::new(), Coverage::Building(progress)),
         // The index answers a search with pages (or, before it starts, its progress); anything

@@ -19,6 +19,7 @@ use history_chat_core::history::Page;
 use history_chat_core::messages::Response;
 use history_chat_core::origin::Origin;
 use history_chat_core::places::host::Places;
+use history_chat_core::retrieval::fusion;
 use history_chat_core::settings::KnownSettings;
 use wasm_bindgen_futures::spawn_local;
 
@@ -101,6 +102,39 @@ pub async fn search(query: &str, limit: usize) -> Response {
     Response::Pages {
         pages,
         indexing: None,
+        places: false,
+    }
+}
+
+/// The index's answer to a search with the bookmarks and open tabs matching `query` fused in
+/// (RRF, the index's list first; cut to `limit`), when they are ready — the excluded sites known,
+/// the first reads done — so that typing shows every source in one answer, one message. Not
+/// ready, or not an answer with pages: the answer as it was, which says so (`places: false`),
+/// and the asker asks them apart ([`search`]).
+pub fn fuse_into(query: &str, limit: usize, response: Response) -> Response {
+    let Response::Pages {
+        pages, indexing, ..
+    } = response
+    else {
+        return response;
+    };
+    if !EXCLUSIONS_KNOWN.get() || !settled() {
+        return Response::Pages {
+            pages,
+            indexing,
+            places: false,
+        };
+    }
+    let found = PLACES.with_borrow_mut(|places| places.search(query, limit));
+    let mut pages = match found.is_empty() {
+        true => pages,
+        false => fusion::fuse(&pages, &found),
+    };
+    pages.truncate(limit);
+    Response::Pages {
+        pages,
+        indexing,
+        places: true,
     }
 }
 

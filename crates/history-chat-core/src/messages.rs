@@ -242,6 +242,11 @@ pub enum Response {
         /// period's start yet — the asker fuses in the browser's own search.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         indexing: Option<IndexProgress>,
+        /// The bookmarks and open tabs matching the question are fused in (or neither is on):
+        /// the asker does not ask for them again ([`Request::Places`]). Only a [`Request::Search`]
+        /// answer says so, when the worker had them ready.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        places: bool,
     },
     /// Topic search's pages for [`Request::Understand`], most similar first (perhaps none: the
     /// model found nothing close enough, or it cannot answer — `progress` says which).
@@ -410,7 +415,11 @@ impl From<Answer> for Response {
                 storage_full: false,
             },
             Answer::Indexing { progress } => Response::Indexing { progress },
-            Answer::Pages { pages, indexing } => Response::Pages { pages, indexing },
+            Answer::Pages { pages, indexing } => Response::Pages {
+                pages,
+                indexing,
+                places: false,
+            },
             Answer::Kept { pages } => Response::Kept { pages },
         }
     }
@@ -423,7 +432,9 @@ impl Response {
         match self {
             Response::Ready { pages, .. } => Some(Answer::Ready { pages }),
             Response::Indexing { progress } => Some(Answer::Indexing { progress }),
-            Response::Pages { pages, indexing } => Some(Answer::Pages { pages, indexing }),
+            Response::Pages {
+                pages, indexing, ..
+            } => Some(Answer::Pages { pages, indexing }),
             Response::Kept { pages } => Some(Answer::Kept { pages }),
             Response::Understood { .. }
             | Response::Semantic { .. }
@@ -582,10 +593,20 @@ mod tests {
         assert_eq!(
             serde_json::to_value(Response::Pages {
                 pages: Vec::new(),
-                indexing: None
+                indexing: None,
+                places: false,
             })
             .unwrap(),
             json!({"pages": {"pages": []}})
+        );
+        assert_eq!(
+            serde_json::to_value(Response::Pages {
+                pages: Vec::new(),
+                indexing: None,
+                places: true,
+            })
+            .unwrap(),
+            json!({"pages": {"pages": [], "places": true}})
         );
         assert_eq!(
             serde_json::to_value(Response::Ready {
