@@ -4,6 +4,8 @@
 // a bookmark added is found.
 //
 //   node tests/bench/places.mjs          BENCH_ROUNDS (3), BENCH_ENTRIES (10,000 history entries)
+//   BENCH_TOPICS=1 ...                   topic search on, as installed: each browser's model
+//                                        understands its history in the background all along
 //
 // Each setup is its own browser on a fresh profile seeded with the same history
 // (largeHistory(BENCH_ENTRIES)), its index built and saved. The "on" setup's switches are turned on
@@ -34,6 +36,7 @@ import { fmt, percentile, report, table, verdict } from './lib.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const ENTRIES = Number(process.env.BENCH_ENTRIES || 10_000);
+const TOPICS = process.env.BENCH_TOPICS === '1';
 const BOOKMARKS = 5_000;
 const TABS = 200;
 const FOLDERS = ['Rust', 'Databases', 'Recettes', 'Voyages', 'Jardin', 'Papers', 'Music', 'Work', 'News', 'Santé'];
@@ -67,7 +70,7 @@ async function placesUrls(page, query) {
 }
 
 async function setUp(name, dist, on) {
-  const ext = await launchExtension({ history, dist, pastGrants: on ? PAST_GRANTS : [] });
+  const ext = await launchExtension({ history, dist, topics: TOPICS, pastGrants: on ? PAST_GRANTS : [] });
   const options = await ext.openOptions();
   await waitForIndex(options, 180_000);
   await waitForSnapshot(options, 60_000);
@@ -180,7 +183,7 @@ try {
   ]);
   const ratio = p95(on.settled) / p95(base.settled);
   report('places', 'Bookmarks and open tabs: typing and a bookmark added', [
-    `${ENTRIES.toLocaleString('en')} history entries; phrases ${PHRASES.map((p) => `"${p}"`).join(', ')}; ${ROUNDS} rounds, setups alternated.`,
+    `${ENTRIES.toLocaleString('en')} history entries; topic search ${TOPICS ? 'on, as installed' : 'off'}; phrases ${PHRASES.map((p) => `"${p}"`).join(', ')}; ${ROUNDS} rounds, setups alternated.`,
     table(['setup', 'keystrokes', 'first change p50 / p95 (ms)', 'settled p50 / p95 (ms)', 'settled p95 vs ' + base.name, 'no change before the next key'], rows),
     table(['a bookmark added → found by the worker (20)', 'ms'], [
       ['p50', fmt(percentile(added, 0.5))],
