@@ -9,8 +9,9 @@
 // words, with its label, its added date and no "Remove from history"; each bookmark event (added,
 // renamed, moved, removed, a folder renamed and removed); each tab event (opened, navigated,
 // closed); "Switch to tab" as Enter's action on a tab row; a page open and in the history shown
-// once, marked; a page the history found marked as bookmarked; source chips; excluded sites; a
-// switch off forgets its source, in the worker and in the stored conversation.
+// once, marked; a page the history found marked as bookmarked; source chips; the address bar's
+// keyword; excluded sites; a switch off forgets its source, in the worker and in the stored
+// conversation.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
@@ -19,6 +20,7 @@ import { SEL, ask, openPopup } from './support/popup.mjs';
 import { askWorker, waitForIndex } from './support/live.mjs';
 import { LIMIT_MS, waitUntil } from './support/settle.mjs';
 import { readSettings } from './support/ai.mjs';
+import * as omnibox from './support/omnibox.mjs';
 
 const QUANTUM = 'https://physics.example/quantum?title=Quantum+entanglement+explained';
 const BOOKMARKS_SWITCH = 'input[type="checkbox"][aria-label="Search my bookmarks"]';
@@ -192,6 +194,10 @@ describe('bookmarks and open tabs', () => {
     await ext.serviceWorker.evaluate((url) => chrome.bookmarks.create({ parentId: '1', title: 'Brass lamp', url }), LAMP);
     await waitForPlaces(options, 'favori: brass', [LAMP]);
     await waitForPlaces(options, 'onglet: brass', []);
+    // The address bar's keyword suggests it too.
+    await omnibox.instrument(ext);
+    const { suggestions } = await omnibox.changed(ext, 'brass lamp');
+    assert.deepEqual(suggestions.map((s) => s.content), [LAMP]);
     const popup = await openPopup(ext);
     await popup.locator(SEL.search).fill('favori: brass');
     const chip = popup.getByRole('button', { name: 'Remove filter Bookmarks only' });

@@ -25,8 +25,11 @@
 //!
 //! The words' source is the lexical index, and the pages that only History Chat keeps (Chrome
 //! forgot them, `crate::archive`) are the index's: the archive answers through the words' source.
-//! Today the one ranked source is topic search (the semantic vectors: [`TOPIC_SEARCH`],
-//! [`Ranked::topics`]).
+//! The ranked sources are topic search (the semantic vectors: [`TOPIC_SEARCH`],
+//! [`Ranked::topics`]), the pages' content ([`CONTENT_SEARCH`], [`Ranked::content`]) and the
+//! bookmarks and open tabs ([`PLACES`], [`Ranked::places`]; asked only when the words' answer did
+//! not have them fused in already, and the only source asked when a question names no history:
+//! [`RankedSource::searches`]).
 //!
 //! **Adding a source** (a page's content, bookmarks, open tabs) is writing a [`RankedSource`]
 //! and listing it; [`retrieve`] is not edited:
