@@ -86,10 +86,14 @@ pub fn settings_known(known: &KnownSettings) {
 }
 
 /// The bookmarks and open tabs matching `query`, best first, at most `limit`
-/// ([`Places::search`]): once the excluded sites are known and the first reads are done.
+/// ([`Places::search`]): once the excluded sites are known and the first reads are done. While
+/// the excluded sites cannot be known (the settings unreadable), it refuses, as the index does.
 pub async fn search(query: &str, limit: usize) -> Response {
     if !EXCLUSIONS_KNOWN.get() {
         settings_known(&settings_host::known().await);
+        if !EXCLUSIONS_KNOWN.get() {
+            return settings_host::unknown_exclusions();
+        }
     }
     while !settled() {
         let (ready, wait) = oneshot::channel();
