@@ -690,6 +690,11 @@ pub fn Options() -> impl IntoView {
                     {t!("options_privacy_excluded")}
                 </p>
                 <p>
+                    <strong>{t!("options_privacy_places_title")}</strong>
+                    " "
+                    {t!("options_privacy_places")}
+                </p>
+                <p>
                     <strong>{t!("options_privacy_kept_title")}</strong>
                     " "
                     {t!("options_privacy_kept")}
