@@ -5,14 +5,18 @@
 //!
 //! The events are followed only once the permission is known to be granted (listeners added
 //! then, not at the script's top level): a bookmark or tab changed while the worker sleeps does
-//! not wake it, and the next worker reads everything again. A search waits for the first read of
-//! each source that is on, and for the excluded sites, so that it never shows a page of an
-//! excluded site nor misses what the browser has.
+//! not wake it, and the next worker reads everything again. The first reads wait for the index's
+//! load, so that the first answer after a worker starts is not held up by them. The searchable
+//! shelves are made right after a read and shortly after a burst of events, so that a keystroke
+//! seldom pays for it. A search asked apart ([`search`]) waits for the first read of each source
+//! that is on, and for the excluded sites, so that it never shows a page of an excluded site nor
+//! misses what the browser has; one fused into the index's answer ([`fuse_into`]) never waits.
 
 use std::cell::{Cell, RefCell};
 
 use futures_channel::oneshot;
 use history_chat_bindings::bookmarks::{self, BookmarkEvent};
+use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::tabs::{self, TabEvent};
 use history_chat_bindings::{log, permissions, storage};
 use history_chat_core::history::Page;
@@ -23,7 +27,7 @@ use history_chat_core::retrieval::fusion;
 use history_chat_core::settings::KnownSettings;
 use wasm_bindgen_futures::spawn_local;
 
-use crate::settings_host;
+use crate::{index_host, settings_host};
 
 /// Where a source's read stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +50,8 @@ thread_local! {
     static FOLLOWING_TABS: Cell<bool> = const { Cell::new(false) };
     /// Whether the permissions were checked once since the worker started.
     static CHECKED: Cell<bool> = const { Cell::new(false) };
+    /// Whether a remaking of the shelves is planned ([`refresh_soon`]).
+    static REFRESH_PLANNED: Cell<bool> = const { Cell::new(false) };
     /// Searches waiting for the permissions' check and the reads it started.
     static WAITERS: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
 }
@@ -82,6 +88,7 @@ pub fn settings_known(known: &KnownSettings) {
     if let Some(exclusions) = known.exclusions() {
         PLACES.with_borrow_mut(|places| places.set_exclusions(exclusions.clone()));
         EXCLUSIONS_KNOWN.set(true);
+        refresh_soon();
     }
 }
 
@@ -256,6 +263,9 @@ fn start_read(origin: Origin) {
 
 async fn read(origin: Origin) {
     let state = reading(origin);
+    // After the index's load: a first answer after the worker starts is not held up by reading
+    // thousands of bookmarks on this thread.
+    index_host::loaded().await;
     loop {
         let read = match origin {
             Origin::Tab => tabs::query_all()
@@ -277,7 +287,25 @@ async fn read(origin: Origin) {
         state.set(Reading::Idle);
         break;
     }
+    // The shelves made now, not at the first keystroke.
+    PLACES.with_borrow_mut(Places::refresh);
     wake_waiters();
+}
+
+/// After an event, the shelves are made again this long after it (once for a burst: an import
+/// is thousands of `onCreated`), so that the next keystroke finds them made.
+const REFRESH_AFTER_MS: u32 = 100;
+
+/// Makes the shelves again [`REFRESH_AFTER_MS`] from now, unless that is planned already.
+fn refresh_soon() {
+    if REFRESH_PLANNED.replace(true) {
+        return;
+    }
+    spawn_local(async {
+        http::sleep(REFRESH_AFTER_MS, &Cancel::new()).await;
+        REFRESH_PLANNED.set(false);
+        PLACES.with_borrow_mut(Places::refresh);
+    });
 }
 
 /// A bookmark event: applied, or (unreadable, or a read running) the tree read again.
@@ -293,6 +321,7 @@ fn bookmark_event(event: BookmarkEvent) {
         BookmarkEvent::Moved { id, parent_id } => places.bookmark_moved(id, parent_id),
         BookmarkEvent::Unreadable => {}
     });
+    refresh_soon();
 }
 
 /// A tab event: applied, or (unreadable, or a read running) the tabs read again.
@@ -306,4 +335,5 @@ fn tab_event(event: TabEvent) {
         TabEvent::Removed { id } => places.tab_removed(*id),
         TabEvent::Unreadable => {}
     });
+    refresh_soon();
 }

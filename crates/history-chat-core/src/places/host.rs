@@ -248,8 +248,10 @@ impl Places {
         }
     }
 
-    /// Makes again the shelves that changed since the last search, and the marks by address.
-    fn refresh(&mut self) {
+    /// Makes again the shelves that changed since the last search, and the marks by address (a
+    /// search does it first; the worker does it after a read and after a burst of events, so that
+    /// a keystroke seldom pays for it).
+    pub fn refresh(&mut self) {
         let bookmarks = std::mem::take(&mut self.bookmarks_stale);
         let tabs = std::mem::take(&mut self.tabs_stale);
         if bookmarks {
