@@ -61,18 +61,26 @@ pub fn PlacesSection(feedback: Feedback) -> impl IntoView {
 
 #[component]
 fn PlaceSwitch(switch: Switch, feedback: Feedback) -> impl IntoView {
-    // Whether the permission is granted (`None` until known).
+    // Whether the permission is granted (`None` until known), read again when a permission
+    // changes anywhere (Chrome's extensions page can take it back).
     let granted = RwSignal::new(None::<bool>);
-    spawn_local(async move {
-        let held = permissions::has_api(switch.permission)
-            .await
-            .unwrap_or_else(|error| {
-                // Shown as off: turning it on asks again.
-                log::failure("checking a permission of bookmarks or tabs", &error);
-                false
-            });
-        granted.set(Some(held));
-    });
+    let check = move || {
+        spawn_local(async move {
+            let held = permissions::has_api(switch.permission)
+                .await
+                .unwrap_or_else(|error| {
+                    // Shown as off: turning it on asks again.
+                    log::failure("checking a permission of bookmarks or tabs", &error);
+                    false
+                });
+            let _ = granted.try_set(Some(held));
+        })
+    };
+    check();
+    if let Err(error) = permissions::follow_changes(check) {
+        // The switch shows what was read at opening; the page's next opening reads it again.
+        log::failure("following the permissions' changes", &error);
+    }
     let flip = move |on: bool| {
         feedback.clear();
         if on {

@@ -22,6 +22,9 @@
 // - first: the first change of the list (the words' answer);
 // - settled: the last change before the next keystroke (every source fused in: the bookmarks'
 //   and tabs' answer comes after the words'); a keystroke with no change is counted apart.
+// After a worker restart: in each round, each setup's worker stopped through the DevTools protocol
+// (what Chrome's idle timer does), then the popup opened and the first phrase typed as soon as the
+// box has focus (openAndAsk): ms from navigation start to the first as-you-type answer.
 // Bookmark added: 20 times, chrome.bookmarks.create from an extension page, then the worker asked
 // (Request::Places) until it finds it: ms from the create's call to the first answer holding it.
 import { createServer } from 'node:http';
@@ -30,7 +33,7 @@ import { launchExtension } from '../e2e/support/launch.mjs';
 import { PAST_GRANTS } from '../e2e/support/browser_access.mjs';
 import { largeHistory } from '../e2e/support/fixtures.mjs';
 import { SEL } from '../e2e/support/popup.mjs';
-import { instrumentedPopup, waitForIndex, waitForSnapshot } from '../e2e/support/live.mjs';
+import { instrumentedPopup, openAndAsk, stopServiceWorker, waitForIndex, waitForSnapshot } from '../e2e/support/live.mjs';
 import { LIMIT_MS } from '../e2e/support/settle.mjs';
 import { fmt, percentile, report, table, verdict } from './lib.mjs';
 
@@ -104,7 +107,7 @@ async function setUp(name, dist, on) {
     const allTabs = await placesUrls(options, 'tab:');
     process.stderr.write(`places bench: ${name}: ${allBookmarks.length} bookmarks and ${allTabs.length} tabs answered (the first 25 of each)\n`);
   }
-  return { name, ext, options, first: [], settled: [], unanswered: 0 };
+  return { name, ext, options, first: [], settled: [], unanswered: 0, restarts: [] };
 }
 
 /** Three phrases typed key by key in a new popup; each keystroke's first and settled change. */
@@ -167,6 +170,17 @@ try {
     for (const setup of order) await typeIn(setup);
     process.stderr.write(`places bench: round ${round + 1} done\n`);
   }
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? [...setups].reverse() : setups;
+    for (const setup of order) {
+      const sw = await stopServiceWorker(setup.ext, setup.options);
+      const run = await openAndAsk(setup.ext, PHRASES[0]);
+      await sw.detach();
+      setup.restarts.push(run.answerMs);
+      await waitForIndex(setup.options);
+    }
+    process.stderr.write(`places bench: restart round ${round + 1} done\n`);
+  }
   const on = setups.find((s) => s.name === 'on');
   const added = [];
   for (let n = 0; n < 20; n++) added.push(await addedMs(on.options, n));
@@ -185,6 +199,7 @@ try {
   report('places', 'Bookmarks and open tabs: typing and a bookmark added', [
     `${ENTRIES.toLocaleString('en')} history entries; topic search ${TOPICS ? 'on, as installed' : 'off'}; phrases ${PHRASES.map((p) => `"${p}"`).join(', ')}; ${ROUNDS} rounds, setups alternated.`,
     table(['setup', 'keystrokes', 'first change p50 / p95 (ms)', 'settled p50 / p95 (ms)', 'settled p95 vs ' + base.name, 'no change before the next key'], rows),
+    table(['setup', 'first answer after a worker restart (ms, each round)', 'median'], setups.map((s) => [s.name, s.restarts.map((ms) => fmt(ms, 0)).join(', '), fmt(percentile(s.restarts, 0.5), 0)])),
     table(['a bookmark added → found by the worker (20)', 'ms'], [
       ['p50', fmt(percentile(added, 0.5))],
       ['p95', fmt(p95(added))],

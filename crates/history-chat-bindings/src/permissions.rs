@@ -21,6 +21,26 @@ extern "C" {
     fn permissions_contains(permissions: &JsValue) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions"], js_name = getAll)]
     fn permissions_get_all() -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions", "onAdded"], js_name = addListener)]
+    fn on_added(listener: &Closure<dyn Fn(JsValue)>) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions", "onRemoved"], js_name = addListener)]
+    fn on_removed(listener: &Closure<dyn Fn(JsValue)>) -> Result<(), JsValue>;
+}
+
+const FOLLOW: &str = "chrome.permissions.on*.addListener";
+
+/// Calls `changed` each time a permission is granted or given back, here or elsewhere (Chrome's
+/// extensions page), for the rest of the page's life.
+pub fn follow_changes(changed: impl Fn() + Clone + 'static) -> Result<(), ChromeError> {
+    let again = changed.clone();
+    let added = Closure::<dyn Fn(JsValue)>::new(move |_: JsValue| again());
+    let removed = Closure::<dyn Fn(JsValue)>::new(move |_: JsValue| changed());
+    // Kept for the page's life once the browser holds each.
+    on_added(&added).map_err(|e| ChromeError::failed(FOLLOW, e))?;
+    added.forget();
+    on_removed(&removed).map_err(|e| ChromeError::failed(FOLLOW, e))?;
+    removed.forget();
+    Ok(())
 }
 
 /// The optional API permission that lets the extension's pages read Chrome's favicon cache.
