@@ -10,8 +10,7 @@ use history_chat_core::address::Disposition;
 use history_chat_core::archive;
 use history_chat_core::display::{FAVICON_SIZE, display_title, favicon_url, readable_url};
 use history_chat_core::failure::Failure;
-use history_chat_core::history::OpenTab;
-use history_chat_core::history::RankedPage;
+use history_chat_core::history::{OpenTab, RankedPage};
 use history_chat_core::messages::{Request, Response};
 use history_chat_core::rows::{OpenKeys, RowAction, row_action};
 use history_chat_core::t;
@@ -53,7 +52,7 @@ pub(crate) fn ResultItem(result: RankedPage, now: i64, option: Option<usize>) ->
             true => t!("popup_visited_kept", when, kept_note()),
         },
     };
-    // Where else it was found: a small label per source (a bookmark's folders in its tooltip).
+    // Where else it was found: a small label per source (a bookmark's with its folders).
     let sources = (!marks.is_empty()).then(|| {
         let tab = marks.tab.map(|_| {
             view! { <span class="source">{t!("popup_source_tab")}</span> }
