@@ -78,13 +78,18 @@ impl Placement {
 /// ([`Page::passage`]) is the first list's that has one, so a page the words found keeps the
 /// passage its content matched; its marks ([`Page::marks`]) are every list's: a page found in the
 /// history and among the bookmarks shows once, marked a bookmark, and is not outside the
-/// history. The caller cuts to what it shows.
+/// history; a page with no title takes the first list's that has one (the history records a
+/// visit before the page has its title; the open tab has it). The caller cuts to what it shows.
 pub fn fuse_placed(lists: &[(&[Page], Placement)]) -> Vec<Page> {
     let mut pages: HashMap<&str, &Page> = HashMap::new();
     let mut passages: HashMap<&str, &Passage> = HashMap::new();
     let mut marks: HashMap<&str, Marks> = HashMap::new();
+    let mut titles: HashMap<&str, &str> = HashMap::new();
     for page in lists.iter().flat_map(|(list, _)| list.iter()) {
         pages.entry(page.url.as_str()).or_insert(page);
+        if !page.title.is_empty() {
+            titles.entry(page.url.as_str()).or_insert(&page.title);
+        }
         if let Some(passage) = &page.passage {
             passages.entry(page.url.as_str()).or_insert(passage);
         }
@@ -112,6 +117,11 @@ pub fn fuse_placed(lists: &[(&[Page], Placement)]) -> Vec<Page> {
             }
             if let Some(marks) = marks.get_mut(url.as_str()) {
                 page.marks = std::mem::take(marks);
+            }
+            if page.title.is_empty() {
+                page.title = titles
+                    .get(url.as_str())
+                    .map_or(String::new(), |t| (*t).to_owned());
             }
             Some(page)
         })
@@ -228,18 +238,33 @@ mod tests {
             },
             ..page(url, "")
         };
-        let history = [page("https://a.example/", "A")];
+        let history = [
+            page("https://a.example/", "A"),
+            page("https://t.example/", ""),
+        ];
         let bookmarks = [
             marked("https://a.example/", Some(bookmark.clone()), None),
             marked("https://b.example/", Some(bookmark.clone()), None),
         ];
-        let tabs = [marked("https://b.example/", None, Some(tab))];
+        let tabs = [
+            marked("https://b.example/", None, Some(tab)),
+            Page {
+                title: "Its title now".into(),
+                ..marked("https://t.example/", None, Some(tab))
+            },
+        ];
         let fused = fuse_placed(&[
             (&history[..], Placement::Fused),
             (&bookmarks[..], Placement::Fused),
             (&tabs[..], Placement::Fused),
         ]);
-        let got: Vec<(&str, &Marks)> = fused.iter().map(|p| (p.url.as_str(), &p.marks)).collect();
+        // The history recorded the visit before the page had its title; the tab has it.
+        let untitled = fused.iter().find(|p| p.url == "https://t.example/");
+        assert_eq!(untitled.map(|p| p.title.as_str()), Some("Its title now"));
+        let got: Vec<(&str, &Marks)> = (fused.iter())
+            .filter(|p| p.url != "https://t.example/")
+            .map(|p| (p.url.as_str(), &p.marks))
+            .collect();
         assert_eq!(
             got,
             [
