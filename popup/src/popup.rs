@@ -317,19 +317,7 @@ pub fn Popup() -> impl IntoView {
             })>
                 <div class="sites" role="group" aria-label=t!("popup_site_filters")>
                     {move || site_terms.with(|s| s.terms.iter().enumerate().map(|(index, term)| {
-                        let label = term.label();
-                        view! {
-                            <button
-                                type="button"
-                                class="chip"
-                                aria-label=t!("popup_remove_filter", label)
-                                title=t!("popup_remove_filter", label)
-                                on:click=move |_| remove_site(index)
-                            >
-                                <span>{label.clone()}</span>
-                                <span class="chip-x" aria-hidden="true">"×"</span>
-                            </button>
-                        }
+                        chip(term.label(), move || remove_site(index))
                     }).collect_view())}
                     {move || site_terms.with(|s| s.origin_terms.iter().enumerate().map(|(index, (_, origin))| {
                         let label = match origin {
@@ -337,18 +325,7 @@ pub fn Popup() -> impl IntoView {
                             Origin::Bookmark => t!("popup_only_bookmarks"),
                             Origin::Tab => t!("popup_only_tabs"),
                         };
-                        view! {
-                            <button
-                                type="button"
-                                class="chip"
-                                aria-label=t!("popup_remove_filter", label)
-                                title=t!("popup_remove_filter", label)
-                                on:click=move |_| remove_origin(index)
-                            >
-                                <span>{label.clone()}</span>
-                                <span class="chip-x" aria-hidden="true">"×"</span>
-                            </button>
-                        }
+                        chip(label, move || remove_origin(index))
                     }).collect_view())}
                     {move || site_terms.with(|s| s.rejected_notice()).map(|notice| view! {
                         <p class="notice site-notice">{notice}</p>
@@ -381,6 +358,23 @@ pub fn Popup() -> impl IntoView {
                 conversation::answers(state).await
             }))}
         </main>
+    }
+}
+
+/// A term of the question (`site:`, a source term) as a chip: its label, and a click that takes
+/// it out of the question.
+fn chip(label: String, remove: impl Fn() + 'static) -> impl IntoView {
+    view! {
+        <button
+            type="button"
+            class="chip"
+            aria-label=t!("popup_remove_filter", label)
+            title=t!("popup_remove_filter", label)
+            on:click=move |_| remove()
+        >
+            <span>{label.clone()}</span>
+            <span class="chip-x" aria-hidden="true">"×"</span>
+        </button>
     }
 }
 

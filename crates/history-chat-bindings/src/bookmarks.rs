@@ -9,6 +9,7 @@ use wasm_bindgen::prelude::*;
 use crate::ChromeError;
 use crate::error::settle;
 use crate::js_json::from_js;
+use crate::listeners;
 
 #[wasm_bindgen]
 extern "C" {
@@ -107,14 +108,8 @@ pub fn follow(handle: impl Fn(BookmarkEvent) + Clone + 'static) -> Result<(), Ch
             _ => BookmarkEvent::Unreadable,
         })
     });
-    // Followed for the worker's life: each listener, once the browser holds it, is kept.
-    on_created(&created).map_err(|e| ChromeError::failed(FOLLOW, e))?;
-    created.forget();
-    on_removed(&removed).map_err(|e| ChromeError::failed(FOLLOW, e))?;
-    removed.forget();
-    on_changed(&changed).map_err(|e| ChromeError::failed(FOLLOW, e))?;
-    changed.forget();
-    on_moved(&moved).map_err(|e| ChromeError::failed(FOLLOW, e))?;
-    moved.forget();
-    Ok(())
+    listeners::keep(FOLLOW, created, on_created)?;
+    listeners::keep(FOLLOW, removed, on_removed)?;
+    listeners::keep(FOLLOW, changed, on_changed)?;
+    listeners::keep(FOLLOW, moved, on_moved)
 }

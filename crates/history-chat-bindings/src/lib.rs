@@ -42,6 +42,7 @@ pub mod http;
 pub mod i18n;
 pub mod idb;
 mod js_json;
+mod listeners;
 pub mod log;
 pub mod messages;
 pub mod omnibox;

@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use crate::ChromeError;
 use crate::error::{settle, settle_promise};
 use crate::js_json::{from_js, to_js};
+use crate::listeners;
 
 #[wasm_bindgen]
 extern "C" {
@@ -35,12 +36,8 @@ pub fn follow_changes(changed: impl Fn() + Clone + 'static) -> Result<(), Chrome
     let again = changed.clone();
     let added = Closure::<dyn Fn(JsValue)>::new(move |_: JsValue| again());
     let removed = Closure::<dyn Fn(JsValue)>::new(move |_: JsValue| changed());
-    // Kept for the page's life once the browser holds each.
-    on_added(&added).map_err(|e| ChromeError::failed(FOLLOW, e))?;
-    added.forget();
-    on_removed(&removed).map_err(|e| ChromeError::failed(FOLLOW, e))?;
-    removed.forget();
-    Ok(())
+    listeners::keep(FOLLOW, added, on_added)?;
+    listeners::keep(FOLLOW, removed, on_removed)
 }
 
 /// The optional API permission that lets the extension's pages read Chrome's favicon cache.

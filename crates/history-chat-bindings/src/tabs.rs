@@ -11,6 +11,7 @@ use wasm_bindgen::prelude::*;
 use crate::ChromeError;
 use crate::error::settle;
 use crate::js_json::{from_js, to_js};
+use crate::listeners;
 
 #[wasm_bindgen]
 extern "C" {
@@ -97,16 +98,10 @@ pub fn follow(handle: impl Fn(TabEvent) + Clone + 'static) -> Result<(), ChromeE
                 None => TabEvent::Unreadable,
             })
         });
-    // Followed for the worker's life: each listener, once the browser holds it, is kept.
-    on_created(&created).map_err(|e| ChromeError::failed(FOLLOW, e))?;
-    created.forget();
-    on_updated(&updated).map_err(|e| ChromeError::failed(FOLLOW, e))?;
-    updated.forget();
-    on_removed(&removed).map_err(|e| ChromeError::failed(FOLLOW, e))?;
-    removed.forget();
-    on_replaced(&replaced).map_err(|e| ChromeError::failed(FOLLOW, e))?;
-    replaced.forget();
-    Ok(())
+    listeners::keep(FOLLOW, created, on_created)?;
+    listeners::keep(FOLLOW, updated, on_updated)?;
+    listeners::keep(FOLLOW, removed, on_removed)?;
+    listeners::keep(FOLLOW, replaced, on_replaced)
 }
 
 /// Brings an open tab to the front: made its window's active tab, and its window focused. Needs

@@ -223,34 +223,28 @@ pub fn parse(question: &str) -> SiteQuestion {
 /// `question` without the `index`-th good `site:` term ([`SiteQuestion::terms`]), the rest as
 /// typed (whitespace between tokens made one space). Out of range: the question unchanged.
 pub fn without_term(question: &str, index: usize) -> String {
-    let mut seen = 0;
-    let mut removed = false;
-    let kept: Vec<&str> = question
-        .split_whitespace()
-        .filter(|token| {
-            if removed || !matches!(site_term(token), Some(Ok(_))) {
-                return true;
-            }
-            seen += 1;
-            removed = seen == index + 1;
-            !removed
-        })
-        .collect();
-    if !removed {
-        return question.to_owned();
-    }
-    let mut rest = kept.join(" ");
-    if !rest.is_empty() {
-        // The words before the term were finished; the search box keeps typing after them.
-        rest.push(' ');
-    }
-    rest
+    without_nth(question, index, |token| {
+        matches!(site_term(token), Some(Ok(_))).then_some("")
+    })
 }
 
 /// `question` without the `index`-th source term ([`SiteQuestion::origin_terms`]; a word glued
 /// to it stays), the rest as typed (whitespace between tokens made one space). Out of range: the
 /// question unchanged.
 pub fn without_origin_term(question: &str, index: usize) -> String {
+    without_nth(question, index, |token| {
+        origin_term(token).map(|(_, glued)| glued)
+    })
+}
+
+/// `question` without the `index`-th token that `term` reads as a term (`Some` with what stays of
+/// it: a word glued to it, or nothing), the rest as typed, whitespace between tokens made one
+/// space. Out of range: the question unchanged.
+fn without_nth<'q>(
+    question: &'q str,
+    index: usize,
+    term: impl Fn(&'q str) -> Option<&'q str>,
+) -> String {
     let mut seen = 0;
     let mut removed = false;
     let kept: Vec<&str> = question
@@ -259,13 +253,13 @@ pub fn without_origin_term(question: &str, index: usize) -> String {
             if removed {
                 return Some(token);
             }
-            let Some((_, glued)) = origin_term(token) else {
+            let Some(stays) = term(token) else {
                 return Some(token);
             };
             seen += 1;
             removed = seen == index + 1;
             match removed {
-                true => (!glued.is_empty()).then_some(glued),
+                true => (!stays.is_empty()).then_some(stays),
                 false => Some(token),
             }
         })
@@ -275,6 +269,7 @@ pub fn without_origin_term(question: &str, index: usize) -> String {
     }
     let mut rest = kept.join(" ");
     if !rest.is_empty() {
+        // The words before the term were finished; the search box keeps typing after them.
         rest.push(' ');
     }
     rest
