@@ -58,6 +58,22 @@ pub struct Places {
     /// Every kept address's marks (a bookmark, an open tab), made with the shelves: what
     /// [`Places::mark`] adds to the pages other sources found.
     by_url: HashMap<String, Marks>,
+    /// `by_url` is to be made again once the shelves are.
+    marks_stale: bool,
+    /// The bookmarks' shelf being made, a slice at a time ([`Places::refresh_some`]).
+    building: Option<Building>,
+}
+
+/// A remaking of the bookmarks' shelf under way.
+#[derive(Debug, Default)]
+struct Building {
+    /// The bookmarks still to make an entry of: id, cleaned address, title, what it is.
+    todo: Vec<(String, String, String, Bookmarked)>,
+    /// The entries made (or kept) so far.
+    made: Vec<Entry>,
+    /// The previous shelf's entries by id: one whose bookmark did not change is kept as it is
+    /// (its words not folded again).
+    before: HashMap<String, Entry>,
 }
 
 impl Places {
@@ -99,6 +115,7 @@ impl Places {
             Origin::Bookmark => {
                 self.tree = None;
                 self.bookmarks = Shelf::default();
+                self.building = None;
                 self.bookmarks_stale = true;
             }
             Origin::Tab => {
@@ -252,15 +269,52 @@ impl Places {
     /// search does it first; the worker does it after a read and after a burst of events, so that
     /// a keystroke seldom pays for it).
     pub fn refresh(&mut self) {
-        let bookmarks = std::mem::take(&mut self.bookmarks_stale);
-        let tabs = std::mem::take(&mut self.tabs_stale);
-        if bookmarks {
-            self.rebuild_bookmarks();
+        while !self.refresh_some(usize::MAX) {}
+    }
+
+    /// [`Places::refresh`] a slice at a time: folds the words of at most `budget` bookmarks that
+    /// changed (a kept one costs nothing), and says whether everything is made. The worker calls
+    /// it with short slices after reading thousands of bookmarks, so that a question asked
+    /// meanwhile is answered between two slices; a search finishes what is left.
+    pub fn refresh_some(&mut self, budget: usize) -> bool {
+        if self.building.is_none() && std::mem::take(&mut self.bookmarks_stale) {
+            self.building = self.plan_bookmarks();
+            self.marks_stale = true;
         }
-        if tabs {
+        if let Some(building) = &mut self.building {
+            let mut folded = 0;
+            while let Some((id, url, title, bookmarked)) = building.todo.pop() {
+                if let Some(kept) = building.before.remove(&id) {
+                    let same = matches!(&kept.kind, Kind::Bookmark(b) if *b == bookmarked);
+                    if same && kept.url == url && kept.title == title {
+                        building.made.push(kept);
+                        continue;
+                    }
+                }
+                if folded == budget {
+                    // The slice is spent: this one starts the next.
+                    building.todo.push((id, url, title, bookmarked));
+                    break;
+                }
+                folded += 1;
+                let recent = bookmarked.added_ms;
+                let kind = Kind::Bookmark(bookmarked);
+                building.made.push(Entry::new(id, url, title, kind, recent));
+            }
+            if !building.todo.is_empty() {
+                return false;
+            }
+            let mut entries = std::mem::take(&mut building.made);
+            // One order whatever the map's: the searches' ties are then the same every time.
+            entries.sort_by(|a, b| a.key.cmp(&b.key));
+            self.bookmarks = Shelf::new(entries);
+            self.building = None;
+        }
+        if std::mem::take(&mut self.tabs_stale) {
             self.rebuild_tabs();
+            self.marks_stale = true;
         }
-        if bookmarks || tabs {
+        if std::mem::take(&mut self.marks_stale) {
             let mut by_url: HashMap<String, Marks> = HashMap::new();
             let entries = self.tab_shelf.entries().iter();
             for entry in entries.chain(self.bookmarks.entries()) {
@@ -274,21 +328,22 @@ impl Places {
             }
             self.by_url = by_url;
         }
+        self.building.is_none() && !self.bookmarks_stale && !self.tabs_stale
     }
 
-    /// Makes the bookmarks' shelf again from the tree, reusing each entry whose bookmark did not
-    /// change (its words are not folded again): a folder renamed re-folds only what it holds.
-    fn rebuild_bookmarks(&mut self) {
+    /// What remaking the bookmarks' shelf from the tree takes: every web bookmark not of an
+    /// excluded site, with its folders; `None` (the shelf emptied) while the bookmarks are off.
+    fn plan_bookmarks(&mut self) -> Option<Building> {
         let Some(tree) = &self.tree else {
             self.bookmarks = Shelf::default();
-            return;
+            return None;
         };
-        let mut before: HashMap<String, Entry> = std::mem::take(&mut self.bookmarks)
+        let before: HashMap<String, Entry> = std::mem::take(&mut self.bookmarks)
             .into_entries()
             .into_iter()
             .map(|e| (e.key.clone(), e))
             .collect();
-        let mut entries: Vec<Entry> = tree
+        let todo = tree
             .iter()
             .filter_map(|(id, node)| {
                 let url = node.cleaned.clone()?;
@@ -299,22 +354,14 @@ impl Places {
                     folders: folders(tree, node),
                     added_ms: node.added_ms,
                 };
-                if let Some(kept) = before.remove(id) {
-                    let same = kept.url == url
-                        && kept.title == node.title
-                        && kept.kind == Kind::Bookmark(bookmarked.clone());
-                    if same {
-                        return Some(kept);
-                    }
-                }
-                let kind = Kind::Bookmark(bookmarked);
-                let title = node.title.clone();
-                Some(Entry::new(id.clone(), url, title, kind, node.added_ms))
+                Some((id.clone(), url, node.title.clone(), bookmarked))
             })
             .collect();
-        // One order whatever the map's: the searches' ties are then the same every time.
-        entries.sort_by(|a, b| a.key.cmp(&b.key));
-        self.bookmarks = Shelf::new(entries);
+        Some(Building {
+            todo,
+            made: Vec::new(),
+            before,
+        })
     }
 
     fn rebuild_tabs(&mut self) {

@@ -334,3 +334,35 @@ fn pages_other_sources_found_are_marked_when_bookmarked_or_open() {
     places.mark(&mut pages);
     assert!(pages[0].marks.is_empty());
 }
+
+#[test]
+fn the_shelf_is_made_a_slice_at_a_time_and_a_search_finishes_it() {
+    let children: Vec<serde_json::Value> = (0..50)
+        .map(|n| json!({"id": format!("b{n}"), "title": format!("Page {n}"), "url": format!("https://a.example/{n}")}))
+        .collect();
+    let tree = vec![node(json!({"id": "0", "title": "", "children": [
+        {"id": "1", "title": "Bookmarks bar", "children": children}
+    ]}))];
+    let mut places = Places::new();
+    places.load_bookmarks(&tree);
+    // 50 bookmarks, 20 a slice: two slices left undone, the third done.
+    assert!(!places.refresh_some(20));
+    assert!(!places.refresh_some(20));
+    assert!(places.refresh_some(20));
+    assert_eq!(places.len(Origin::Bookmark), 50);
+    // Nothing changed: nothing to fold, done at once.
+    assert!(places.refresh_some(1));
+    // One bookmark added: the 50 kept are not folded again, the new one is the slice.
+    places.bookmark_created(&node(
+        json!({"id": "n", "parentId": "1", "title": "New", "url": "https://b.example/"}),
+    ));
+    assert!(places.refresh_some(1));
+    assert_eq!(places.len(Origin::Bookmark), 51);
+
+    // Half made, then searched: the search makes the rest first.
+    let mut places = Places::new();
+    places.load_bookmarks(&tree);
+    assert!(!places.refresh_some(25));
+    assert_eq!(places.search("page ", 100).len(), 50);
+    assert!(places.refresh_some(1));
+}
