@@ -5,8 +5,10 @@
 //!
 //! The events are followed only once the permission is known to be granted (listeners added
 //! then, not at the script's top level): a bookmark or tab changed while the worker sleeps does
-//! not wake it, and the next worker reads everything again. The first reads wait for the index's
-//! load, so that the first answer after a worker starts is not held up by them. The searchable
+//! not wake it, and the next worker reads everything again. At a worker's start the sources are
+//! read when first needed — the first search, once answered without them — and after the
+//! index's load, so that the first answer after a restart is not held up by them; a switch
+//! turned on reads its source at once. The searchable
 //! shelves are made right after a read and shortly after a burst of events, so that a keystroke
 //! seldom pays for it. A search asked apart ([`search`]) waits for the first read of each source
 //! that is on, and for the excluded sites, so that it never shows a page of an excluded site nor
@@ -48,6 +50,9 @@ thread_local! {
     static TABS_READ: Cell<Reading> = const { Cell::new(Reading::Idle) };
     static FOLLOWING_BOOKMARKS: Cell<bool> = const { Cell::new(false) };
     static FOLLOWING_TABS: Cell<bool> = const { Cell::new(false) };
+    /// Granted, and not read yet: read when first needed ([`ensure_reads`]).
+    static BOOKMARKS_WANTED: Cell<bool> = const { Cell::new(false) };
+    static TABS_WANTED: Cell<bool> = const { Cell::new(false) };
     /// Whether the permissions were checked once since the worker started.
     static CHECKED: Cell<bool> = const { Cell::new(false) };
     /// Whether a remaking of the shelves is planned ([`refresh_soon`]).
@@ -56,19 +61,22 @@ thread_local! {
     static WAITERS: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The worker started: reads what the granted permissions allow.
+/// The worker started: checks which sources are on. They are read when first needed (a search
+/// after the worker's first answer, [`ensure_reads`]), so that the first answer after a restart
+/// never waits behind thousands of bookmarks.
 pub fn start() {
     spawn_local(async {
-        check_permissions().await;
+        check_permissions(false).await;
     });
 }
 
-/// `chrome.permissions.onAdded` / `onRemoved`: a switch went on or off. A source whose permission
+/// `chrome.permissions.onAdded` / `onRemoved`: a switch went on or off (a source turned on is read
+/// at once). A source whose permission
 /// is not held leaves the stored conversation too (its marks, and the rows found only there), so
 /// that nothing of it stays stored.
 pub fn permissions_changed() {
     spawn_local(async {
-        for (origin, granted) in check_permissions().await {
+        for (origin, granted) in check_permissions(true).await {
             if granted != Some(false) {
                 continue;
             }
@@ -102,6 +110,7 @@ pub async fn search(query: &str, limit: usize) -> Response {
             return settings_host::unknown_exclusions();
         }
     }
+    ensure_reads();
     while !settled() {
         let (ready, wait) = oneshot::channel();
         WAITERS.with_borrow_mut(|waiters| waiters.push(ready));
@@ -130,6 +139,8 @@ pub fn fuse_into(query: &str, limit: usize, response: Response) -> Response {
         return response;
     };
     if !EXCLUSIONS_KNOWN.get() || !settled() {
+        // This answer goes without them; the next ones will have them.
+        ensure_reads();
         return Response::Pages {
             pages,
             indexing,
@@ -166,10 +177,24 @@ pub fn mark_pages(pages: &mut [Page]) {
     PLACES.with_borrow_mut(|places| places.mark(pages));
 }
 
-/// Whether the permissions were checked and no first read is running.
+/// Starts the reads of the sources granted and not read yet.
+fn ensure_reads() {
+    for (origin, wanted) in [
+        (Origin::Bookmark, &BOOKMARKS_WANTED),
+        (Origin::Tab, &TABS_WANTED),
+    ] {
+        if wanted.replace(false) {
+            start_read(origin);
+        }
+    }
+}
+
+/// Whether the permissions were checked, every source granted read, and no first read running.
 fn settled() -> bool {
     let first_read = |reading: Reading, holds: bool| reading != Reading::Idle && !holds;
     CHECKED.get()
+        && !BOOKMARKS_WANTED.get()
+        && !TABS_WANTED.get()
         && !PLACES.with_borrow(|places| {
             first_read(BOOKMARKS_READ.get(), places.holds(Origin::Bookmark))
                 || first_read(TABS_READ.get(), places.holds(Origin::Tab))
@@ -185,9 +210,10 @@ fn wake_waiters() {
     }
 }
 
-/// Reads each source whose permission is granted, empties each whose permission is not; says
-/// which are granted (`None`: the browser could not say, and nothing is dropped for it).
-async fn check_permissions() -> [(Origin, Option<bool>); 2] {
+/// Reads each source whose permission is granted (at once with `read_now`, or else when first
+/// needed), empties each whose permission is not; says which are granted (`None`: the browser
+/// could not say, and nothing is dropped for it).
+async fn check_permissions(read_now: bool) -> [(Origin, Option<bool>); 2] {
     let mut held = [(Origin::Bookmark, None), (Origin::Tab, None)];
     let sources = [
         (Origin::Bookmark, permissions::BOOKMARKS_PERMISSION),
@@ -200,17 +226,29 @@ async fn check_permissions() -> [(Origin, Option<bool>); 2] {
                 // Searched as not granted (the source stays empty until the next change), but
                 // not forgotten from the conversation: the browser did not say it was taken back.
                 log::failure("checking a permission of bookmarks or tabs", &error);
+                match origin {
+                    Origin::Tab => TABS_WANTED.set(false),
+                    _ => BOOKMARKS_WANTED.set(false),
+                }
                 PLACES.with_borrow_mut(|places| places.clear(origin));
                 continue;
             }
         };
         held[at] = (origin, Some(granted));
+        let wanted = match origin {
+            Origin::Tab => &TABS_WANTED,
+            _ => &BOOKMARKS_WANTED,
+        };
         if granted {
             follow(origin);
             if !PLACES.with_borrow(|places| places.holds(origin)) {
-                start_read(origin);
+                match read_now {
+                    true => start_read(origin),
+                    false => wanted.set(true),
+                }
             }
         } else {
+            wanted.set(false);
             PLACES.with_borrow_mut(|places| places.clear(origin));
         }
     }
