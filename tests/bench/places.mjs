@@ -6,6 +6,7 @@
 //   node tests/bench/places.mjs          BENCH_ROUNDS (3), BENCH_ENTRIES (10,000 history entries)
 //   BENCH_TOPICS=1 ...                   topic search on, as installed: each browser's model
 //                                        understands its history in the background all along
+//   BENCH_TYPING=0 ...                   the restarts and the bookmark added only
 //
 // Each setup is its own browser on a fresh profile seeded with the same history
 // (largeHistory(BENCH_ENTRIES)), its index built and saved. The "on" setup's switches are turned on
@@ -24,7 +25,9 @@
 //   and tabs' answer comes after the words'); a keystroke with no change is counted apart.
 // After a worker restart: in each round, each setup's worker stopped through the DevTools protocol
 // (what Chrome's idle timer does), then the popup opened and the first phrase typed as soon as the
-// box has focus (openAndAsk): ms from navigation start to the first as-you-type answer.
+// box has focus (openAndAsk): ms from navigation start to the first as-you-type answer, and to
+// the box's focus (the page itself up: what the browser takes before the extension's worker is
+// asked anything).
 // Bookmark added: 20 times, chrome.bookmarks.create from an extension page, then the worker asked
 // (Request::Places) until it finds it: ms from the create's call to the first answer holding it.
 import { createServer } from 'node:http';
@@ -40,6 +43,7 @@ import { fmt, percentile, report, table, verdict } from './lib.mjs';
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const ENTRIES = Number(process.env.BENCH_ENTRIES || 10_000);
 const TOPICS = process.env.BENCH_TOPICS === '1';
+const TYPING = process.env.BENCH_TYPING !== '0';
 const BOOKMARKS = 5_000;
 const TABS = 200;
 const FOLDERS = ['Rust', 'Databases', 'Recettes', 'Voyages', 'Jardin', 'Papers', 'Music', 'Work', 'News', 'Santé'];
@@ -107,7 +111,7 @@ async function setUp(name, dist, on) {
     const allTabs = await placesUrls(options, 'tab:');
     process.stderr.write(`places bench: ${name}: ${allBookmarks.length} bookmarks and ${allTabs.length} tabs answered (the first 25 of each)\n`);
   }
-  return { name, ext, options, first: [], settled: [], unanswered: 0, restarts: [] };
+  return { name, ext, options, first: [], settled: [], unanswered: 0, restarts: [], focus: [] };
 }
 
 /** Three phrases typed key by key in a new popup; each keystroke's first and settled change. */
@@ -165,7 +169,7 @@ try {
     setups.push(await setUp(name, from, on));
     process.stderr.write(`places bench: ${name} ready\n`);
   }
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; TYPING && round < ROUNDS; round++) {
     const order = round % 2 ? [...setups].reverse() : setups;
     for (const setup of order) await typeIn(setup);
     process.stderr.write(`places bench: round ${round + 1} done\n`);
@@ -177,6 +181,7 @@ try {
       const run = await openAndAsk(setup.ext, PHRASES[0]);
       await sw.detach();
       setup.restarts.push(run.answerMs);
+      setup.focus.push(run.focusMs);
       await waitForIndex(setup.options);
     }
     process.stderr.write(`places bench: restart round ${round + 1} done\n`);
@@ -187,7 +192,7 @@ try {
 
   const base = setups.find((s) => s.name === 'today') ?? setups.find((s) => s.name === 'off');
   const p95 = (values) => percentile(values, 0.95);
-  const rows = setups.map((s) => [
+  const rows = setups.filter(() => TYPING).map((s) => [
     s.name === 'on' ? `switches on: ${BOOKMARKS.toLocaleString('en')} bookmarks, ${TABS} tabs` : s.name === 'off' ? 'this build, switches off' : 'today (BENCH_BEFORE)',
     `${s.first.length}`,
     `${fmt(percentile(s.first, 0.5))} / ${fmt(p95(s.first))}`,
@@ -195,11 +200,11 @@ try {
     `${fmt(p95(s.settled) / p95(base.settled), 2)}×`,
     `${s.unanswered}`,
   ]);
-  const ratio = p95(on.settled) / p95(base.settled);
+  const ratio = TYPING ? p95(on.settled) / p95(base.settled) : NaN;
   report('places', 'Bookmarks and open tabs: typing and a bookmark added', [
     `${ENTRIES.toLocaleString('en')} history entries; topic search ${TOPICS ? 'on, as installed' : 'off'}; phrases ${PHRASES.map((p) => `"${p}"`).join(', ')}; ${ROUNDS} rounds, setups alternated.`,
     table(['setup', 'keystrokes', 'first change p50 / p95 (ms)', 'settled p50 / p95 (ms)', 'settled p95 vs ' + base.name, 'no change before the next key'], rows),
-    table(['setup', 'first answer after a worker restart (ms, each round)', 'median'], setups.map((s) => [s.name, s.restarts.map((ms) => fmt(ms, 0)).join(', '), fmt(percentile(s.restarts, 0.5), 0)])),
+    table(['setup', 'first answer after a worker restart (ms, each round)', 'median', 'the box focused (ms, each round)', 'median'], setups.map((s) => [s.name, s.restarts.map((ms) => fmt(ms, 0)).join(', '), fmt(percentile(s.restarts, 0.5), 0), s.focus.map((ms) => fmt(ms, 0)).join(', '), fmt(percentile(s.focus, 0.5), 0)])),
     table(['a bookmark added → found by the worker (20)', 'ms'], [
       ['p50', fmt(percentile(added, 0.5))],
       ['p95', fmt(p95(added))],
