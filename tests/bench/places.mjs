@@ -36,7 +36,7 @@ import { launchExtension } from '../e2e/support/launch.mjs';
 import { PAST_GRANTS } from '../e2e/support/browser_access.mjs';
 import { largeHistory } from '../e2e/support/fixtures.mjs';
 import { SEL } from '../e2e/support/popup.mjs';
-import { instrumentedPopup, openAndAsk, stopServiceWorker, waitForIndex, waitForSnapshot } from '../e2e/support/live.mjs';
+import { LIVE, instrumentedPopup, openAndAsk, stopServiceWorker, waitForIndex, waitForSnapshot } from '../e2e/support/live.mjs';
 import { LIMIT_MS } from '../e2e/support/settle.mjs';
 import { fmt, percentile, report, table, verdict } from './lib.mjs';
 
@@ -98,12 +98,19 @@ async function setUp(name, dist, on) {
       const created = [];
       for (const url of urls) created.push(await chrome.tabs.create({ url, active: false }));
       // Loaded, then discarded: the tab keeps its address and title.
+      const done = (tab) => tab.status === 'complete' && tab.title && !tab.title.startsWith('127.0.0.1');
+      const loaded = (id) =>
+        new Promise((resolve) => {
+          const seen = (tabId, _change, tab) => {
+            if (tabId !== id || !done(tab)) return;
+            chrome.tabs.onUpdated.removeListener(seen);
+            resolve();
+          };
+          chrome.tabs.onUpdated.addListener(seen);
+          chrome.tabs.get(id).then((tab) => seen(id, null, tab));
+        });
       for (const tab of created) {
-        for (;;) {
-          const now = await chrome.tabs.get(tab.id);
-          if (now.status === 'complete' && now.title && !now.title.startsWith('127.0.0.1')) break;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await loaded(tab.id);
         await chrome.tabs.discard(tab.id);
       }
     }, tabs);
@@ -118,14 +125,15 @@ async function setUp(name, dist, on) {
 async function typeIn(setup) {
   const page = await instrumentedPopup(setup.ext);
   for (const phrase of PHRASES) {
+    // Emptied, the box's as-you-type list goes away at once (a search still out is dropped).
     await page.locator(SEL.search).fill('');
-    await page.waitForTimeout(400);
+    await page.waitForFunction((live) => !document.querySelector(live), LIVE, { timeout: LIMIT_MS });
     await page.evaluate(() => {
       window.__hc.inputs = [];
       window.__hc.updates = [];
     });
+    // The last key's window has no end and is not counted: nothing to wait for after it.
     await page.keyboard.type(phrase, { delay: 150 });
-    await page.waitForTimeout(600);
     const { inputs, updates } = await page.evaluate(() => window.__hc);
     inputs.forEach((at, i) => {
       if (i + 1 >= inputs.length) return; // the last key's window has no end
