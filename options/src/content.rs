@@ -1,6 +1,7 @@
 //! The options page's "Page content" section: the switch that reads the pages the user visits
 //! (the access asked in its click), the content store's line and progress, the room it may take,
-//! the catch-up of the last 7 or 30 days (its plan shown first), and the access asked again when the user took it back in Chrome.
+//! the catch-up of the last 7 or 30 days or of the bookmarked pages when the bookmarks' switch is
+//! on (its plan shown first), and the access asked again when the user took it back in Chrome.
 //!
 //! The worker does the work (`Request::SetContent` registers the reader or clears the store);
 //! this module only saves the settings, asks Chrome in the click and shows the worker's answers.
@@ -9,7 +10,7 @@ use history_chat_bindings::http::{self, Cancel};
 use history_chat_bindings::log;
 use history_chat_bindings::messages::ask_worker;
 use history_chat_bindings::permissions::{self, GeminiAccess};
-use history_chat_core::catch_up::DAYS;
+use history_chat_core::catch_up::{DAYS, Reach};
 use history_chat_core::index::host::PROGRESS_REFRESH_MS;
 use history_chat_core::messages::{CatchUpSummary, ContentState, OptionsAnswer, Request};
 use history_chat_core::settings::{ContentCap, Settings};
@@ -201,12 +202,27 @@ pub fn ContentSection(settings: RwSignal<Option<Settings>>, feedback: Feedback) 
     let offers_catch_up = move || state.get().is_some_and(|known| known.offers_catch_up(on()));
     let catching_up = move || state.get().is_some_and(|known| known.catching_up());
     let catch_up_line = move || state.get().and_then(|known| wording::catch_up_line(&known));
+    let bookmarks_on = move || state.get().is_some_and(|known| known.bookmarks);
+    // The bookmarks' switch, turned on or off below (or in Chrome): their button follows.
+    let permissions_changed = move || {
+        spawn_local(async move {
+            if let Ok(OptionsAnswer::Content { state: answer }) =
+                ask_worker(&Request::ContentState).await
+            {
+                let _ = state.try_set(Some(answer));
+            }
+        })
+    };
+    if let Err(error) = permissions::follow_changes(permissions_changed) {
+        // The button shows as the state was read at opening; the page's next opening reads it.
+        log::failure("following the permissions' changes", &error);
+    }
 
-    let ask_plan = move |days: u32| {
+    let ask_plan = move |reach: Reach| {
         plan.set(None);
         planning.set(true);
         spawn_local(async move {
-            match ask_worker(&Request::CatchUpPlan { days }).await {
+            match ask_worker(&Request::CatchUpPlan { reach }).await {
                 Ok(OptionsAnswer::CatchUpPlanned { plan: planned }) => plan.set(Some(planned)),
                 Ok(OptionsAnswer::Failed { failure }) => feedback.fail(failure.sentence()),
                 Ok(_) => feedback.fail(t!("options_content_no_answer")),
@@ -219,12 +235,12 @@ pub fn ContentSection(settings: RwSignal<Option<Settings>>, feedback: Feedback) 
         });
     };
     let start = move |_| {
-        let Some(days) = plan.with_untracked(|p| p.as_ref().map(|p| p.days)) else {
+        let Some(reach) = plan.with_untracked(|p| p.as_ref().map(|p| p.reach)) else {
             return;
         };
         plan.set(None);
         spawn_local(async move {
-            ask_content(&Request::CatchUp { days }, state, feedback).await;
+            ask_content(&Request::CatchUp { reach }, state, feedback).await;
         });
     };
     let stop = move |_| {
@@ -287,11 +303,16 @@ pub fn ContentSection(settings: RwSignal<Option<Settings>>, feedback: Feedback) 
                         {DAYS
                             .into_iter()
                             .map(|days| view! {
-                                <button type="button" disabled=move || planning.get() on:click=move |_| ask_plan(days)>
+                                <button type="button" disabled=move || planning.get() on:click=move |_| ask_plan(Reach::Days(days))>
                                     {t!("options_catch_up_button", days.to_string())}
                                 </button>
                             })
                             .collect_view()}
+                        <Show when=bookmarks_on>
+                            <button type="button" disabled=move || planning.get() on:click=move |_| ask_plan(Reach::Bookmarks)>
+                                {t!("options_catch_up_bookmarks_button")}
+                            </button>
+                        </Show>
                     </div>
                     <Show when=move || planning.get()>
                         <p class="help">{t!("options_catch_up_planning")}</p>

@@ -22,7 +22,8 @@ use history_chat_core::origin::Origins;
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
     Asker, Asking, CONTENT_SEARCH, Finding, Lexical, PLACES, Pace, Ranked, RankedSource, Retrieval,
-    Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve, searches_places,
+    Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve, searches_content,
+    searches_places,
 };
 use history_chat_core::t;
 
@@ -209,7 +210,7 @@ impl RankedSource for TopicSearch {
     }
 }
 
-/// What the pages said (their content, read when visited), searched by the worker
+/// What the pages said (their content, read when visited or bookmarked), searched by the worker
 /// ([`Request::ContentSearch`]); nothing when content search is off or cannot answer.
 struct ContentSearch;
 
@@ -230,6 +231,10 @@ impl RankedSource for ContentSearch {
                 _ => Ranked::none(),
             }
         })
+    }
+
+    fn searches(&self, origins: Origins) -> bool {
+        searches_content(origins)
     }
 }
 

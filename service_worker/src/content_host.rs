@@ -21,7 +21,7 @@
 //!   whatever leaves it leaves the content store too.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use history_chat_bindings::embedder::{self, TextKind};
 use history_chat_bindings::http::{self, Cancel};
@@ -35,7 +35,9 @@ use history_chat_core::content::host::{
 };
 use history_chat_core::content::passages::MIN_WORDS;
 use history_chat_core::exclusions::Exclusions;
+use history_chat_core::history::Page;
 use history_chat_core::messages::{ContentState, Response};
+use history_chat_core::origin::Origin;
 use history_chat_core::reading::{self, page_text};
 use history_chat_core::semantic::host::EMBEDDER_IDLE_MS;
 use history_chat_core::settings::KnownSettings;
@@ -53,6 +55,11 @@ thread_local! {
     static REGISTERED_FOR: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
     /// Whether the browser grants the access reading needs, as last checked.
     static ACCESS: Cell<bool> = const { Cell::new(false) };
+    /// The lexical index holds the whole history ([`history_listed`]).
+    static LISTED: Cell<bool> = const { Cell::new(false) };
+    /// The bookmarked pages to keep the content of, besides the history's, until the store and
+    /// the history are known whole ([`keep_bookmarked`]).
+    static KEEP: RefCell<Option<HashSet<String>>> = const { RefCell::new(None) };
 }
 
 /// The computer runs on a low battery (`true`), or no longer does: no batch of passages starts
@@ -147,11 +154,20 @@ pub async fn state(catch_up: Option<Progress>) -> Response {
         }
     };
     ACCESS.set(access);
+    let bookmarks = match permissions::has_api(permissions::BOOKMARKS_PERMISSION).await {
+        Ok(granted) => granted,
+        Err(error) => {
+            // Not offered this time; the next state asked reads it again.
+            log::failure("checking the bookmarks' permission", &error);
+            false
+        }
+    };
     Response::Content {
         state: ContentState {
             progress: HOST.with_borrow(ContentHost::progress),
             catch_up,
             access,
+            bookmarks,
         },
     }
 }
@@ -232,6 +248,64 @@ pub fn removed(removal: Removal) {
     feed(Event::Removed(removal));
 }
 
+/// The lexical index holds the whole history (the dispatcher's `PagesListed`): which held page is
+/// outside it can be told now.
+pub fn history_listed() {
+    LISTED.set(true);
+    sweep();
+}
+
+/// These pages are no longer bookmarked: the content of those outside the history goes (once
+/// the whole history is known; until then the next [`keep_bookmarked`] sees to them).
+pub fn unbookmarked(urls: Vec<String>) {
+    if !LISTED.get() {
+        return;
+    }
+    let in_history: HashSet<String> = index_host::pages_of(urls.iter().cloned())
+        .into_iter()
+        .map(|page| page.url)
+        .collect();
+    let gone: Vec<String> = urls
+        .into_iter()
+        .filter(|url| !in_history.contains(url) && holds(url))
+        .collect();
+    if !gone.is_empty() {
+        feed(Event::Removed(Removal::Urls(gone)));
+    }
+}
+
+/// The bookmarked pages as now known (none: the bookmarks' switch is off): the content held of
+/// any page neither in the history nor among them goes, as soon as both the history and the store
+/// are known whole.
+pub fn keep_bookmarked(bookmarked: HashSet<String>) {
+    KEEP.set(Some(bookmarked));
+    sweep();
+}
+
+/// Carries out the [`keep_bookmarked`] waiting, if the history and the store are known whole.
+fn sweep() {
+    if !LISTED.get() || KEEP.with_borrow(Option::is_none) {
+        return;
+    }
+    let Some(held) = HOST.with_borrow(ContentHost::held_urls) else {
+        return;
+    };
+    let Some(bookmarked) = KEEP.take() else {
+        return;
+    };
+    let in_history: HashSet<String> = index_host::pages_of(held.iter().cloned())
+        .into_iter()
+        .map(|page| page.url)
+        .collect();
+    let gone: Vec<String> = held
+        .into_iter()
+        .filter(|url| !in_history.contains(url) && !bookmarked.contains(url))
+        .collect();
+    if !gone.is_empty() {
+        feed(Event::Removed(Removal::Urls(gone)));
+    }
+}
+
 /// Pages the content store holds, by URL: for the catch-up, which reads only the others.
 pub fn holds(url: &str) -> bool {
     HOST.with_borrow(|host| host.holds(url))
@@ -242,13 +316,21 @@ pub fn searchable() -> bool {
     HOST.with_borrow(|host| host.progress().pages > 0)
 }
 
-/// The pages that said something matching `query` (its `site:` terms taken out), visited since
-/// `start_ms`, best first, at most `limit`, each with the passage that matched; and whether the
-/// words alone found a page of the period (how the plan places them).
-pub async fn search(query: &str, start_ms: i64, limit: usize) -> Response {
+/// The pages that said something matching `query` (its `site:` and source terms taken out),
+/// best first, at most `limit`, each with the passage that matched: the history's pages visited
+/// since `start_ms`, and the bookmarked pages whatever their age (`bookmarked` gives the pages of
+/// those of its addresses that are bookmarked now); each as the question's source terms allow.
+/// Also whether the words alone found a page of the period (how the plan places them).
+pub async fn search(
+    query: &str,
+    start_ms: i64,
+    limit: usize,
+    bookmarked: impl FnOnce(&[String]) -> Vec<Page>,
+) -> Response {
     let site_filter::SiteQuestion {
         words: query,
         filter: sites,
+        origins,
         ..
     } = site_filter::parse(query);
     let words = index_host::words(&query, &sites, start_ms);
@@ -267,9 +349,25 @@ pub async fn search(query: &str, start_ms: i64, limit: usize) -> Response {
         urls.push(hit.url.clone());
         matches.insert(hit.url.clone(), hit);
     }
-    let mut pages: Vec<_> = index_host::pages_of(urls)
-        .into_iter()
-        .filter(|page| page.last_visit_ms >= start_ms)
+    // A page is shown as the history's when it is one of the period's, else as a bookmark.
+    let mut shown: HashMap<String, Page> = HashMap::new();
+    if origins.allows(Origin::History) {
+        let recent = index_host::pages_of(urls.iter().cloned())
+            .into_iter()
+            .filter(|page| page.last_visit_ms >= start_ms);
+        shown.extend(recent.map(|page| (page.url.clone(), page)));
+    }
+    if origins.allows(Origin::Bookmark) {
+        let others: Vec<String> = urls
+            .iter()
+            .filter(|url| !shown.contains_key(*url))
+            .cloned()
+            .collect();
+        shown.extend(bookmarked(&others).into_iter().map(|p| (p.url.clone(), p)));
+    }
+    let mut pages: Vec<Page> = urls
+        .iter()
+        .filter_map(|url| shown.remove(url))
         .take(limit)
         .collect();
     // The texts the store no longer holds are in the shown pages' records.
@@ -312,9 +410,13 @@ async fn stored_records(urls: &[String]) -> HashMap<String, Vec<u8>> {
 }
 
 fn feed(event: Event) {
+    let loaded = matches!(event, Event::StoreLoaded { done: true, .. });
     let actions = HOST.with_borrow_mut(|host| host.handle(event));
     for action in actions {
         perform(action);
+    }
+    if loaded {
+        sweep();
     }
 }
 

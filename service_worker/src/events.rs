@@ -5,6 +5,7 @@
 //! goes up goes as an event. Delivery is synchronous, in the order emitted, as a direct call was.
 
 use std::cell::Cell;
+use std::collections::HashSet;
 
 use history_chat_bindings::log;
 use history_chat_core::history::{Page, RemovedVisits};
@@ -28,6 +29,14 @@ pub enum Event {
     PagesRemoved(Removal),
     /// Pages were removed from history: a running AI search leaves them out of its answer.
     VisitsRemoved(RemovedVisits),
+    /// Bookmarks were added (cleaned addresses, not of an excluded site): their pages are read
+    /// when reading is on.
+    Bookmarked(Vec<String>),
+    /// These pages are no longer bookmarked: what was read of them for that alone goes.
+    Unbookmarked(Vec<String>),
+    /// The bookmarked pages as now known: after the bookmarks were read, or none when their
+    /// switch is off. What was read of any other page outside the history goes.
+    BookmarksKnown(HashSet<String>),
 }
 
 thread_local! {

@@ -83,13 +83,25 @@ fn dispatch(event: Event) {
         }
         Event::Replay(entry) => index_host::replay(&entry),
         Event::PagesIndexed(pages) => semantic_host::pages(pages),
-        Event::PagesListed => semantic_host::listed(),
+        Event::PagesListed => {
+            semantic_host::listed();
+            content_host::history_listed();
+        }
         Event::PagesRemoved(removal) => {
             catch_up::removed(&removal);
             content_host::removed(removal.clone());
             semantic_host::removed(removal);
         }
         Event::VisitsRemoved(removed) => ask_host::removed_visits(&removed),
+        Event::Bookmarked(urls) => catch_up::bookmarked(urls),
+        Event::Unbookmarked(urls) => {
+            catch_up::unbookmarked(&urls);
+            content_host::unbookmarked(urls);
+        }
+        Event::BookmarksKnown(urls) => {
+            catch_up::bookmarks_known(&urls);
+            content_host::keep_bookmarked(urls);
+        }
     }
 }
 
@@ -184,15 +196,15 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
             query,
             start_ms,
             limit,
-        }) => content_host::search(&query, start_ms, limit).await,
+        }) => content_host::search(&query, start_ms, limit, places_host::bookmark_pages).await,
         Ok(Request::Places { query, limit }) => places_host::search(&query, limit).await,
         Ok(Request::ContentState) => catch_up::state().await,
         Ok(Request::SetContent { enabled }) => {
             content_host::set_enabled(enabled).await;
             catch_up::state().await
         }
-        Ok(Request::CatchUpPlan { days }) => catch_up::plan(days).await,
-        Ok(Request::CatchUp { days }) => catch_up::begin(days).await,
+        Ok(Request::CatchUpPlan { reach }) => catch_up::plan(reach).await,
+        Ok(Request::CatchUp { reach }) => catch_up::begin(reach).await,
         Ok(Request::CancelCatchUp) => catch_up::cancel().await,
         Ok(Request::Battery(battery)) => {
             if from_extension_page(messages::read_sender(&sender).url.as_deref()) {

@@ -15,7 +15,8 @@ use history_chat_core::origin::Origins;
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
     Asker, Asking, CONTENT_SEARCH, Finding, Lexical, PLACES, Pace, Ranked, RankedSource, Retrieval,
-    Retrieved, Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve, searches_places,
+    Retrieved, Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve, searches_content,
+    searches_places,
 };
 
 use crate::{content_host, index_host, places_host, semantic_host};
@@ -173,11 +174,18 @@ impl RankedSource for ContentSearch {
 
     fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
         Box::pin(async move {
-            match content_host::search(query.question, query.start_ms, query.limit).await {
+            let bookmarked = places_host::bookmark_pages;
+            match content_host::search(query.question, query.start_ms, query.limit, bookmarked)
+                .await
+            {
                 Response::ContentFound { pages, words } => Ranked::content(pages, words),
                 _ => Ranked::none(),
             }
         })
+    }
+
+    fn searches(&self, origins: Origins) -> bool {
+        searches_content(origins)
     }
 }
 

@@ -15,6 +15,7 @@
 //! misses what the browser has; one fused into the index's answer ([`fuse_into`]) never waits.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 
 use futures_channel::oneshot;
 use history_chat_bindings::bookmarks::{self, BookmarkEvent};
@@ -29,6 +30,7 @@ use history_chat_core::retrieval::fusion;
 use history_chat_core::settings::KnownSettings;
 use wasm_bindgen_futures::spawn_local;
 
+use crate::events::{self, Event};
 use crate::{index_host, settings_host};
 
 /// Where a source's read stands.
@@ -104,10 +106,24 @@ pub fn settings_known(known: &KnownSettings) {
 /// ([`Places::search`]): once the excluded sites are known and the first reads are done. While
 /// the excluded sites cannot be known (the settings unreadable), it refuses, as the index does.
 pub async fn search(query: &str, limit: usize) -> Response {
+    if !ready().await {
+        return settings_host::unknown_exclusions();
+    }
+    let pages = PLACES.with_borrow_mut(|places| places.search(query, limit));
+    Response::Pages {
+        pages,
+        indexing: None,
+        places: false,
+    }
+}
+
+/// Returns once the excluded sites are known and the first reads of the sources that are on are
+/// done; `false` when the excluded sites cannot be known (the settings unreadable).
+async fn ready() -> bool {
     if !EXCLUSIONS_KNOWN.get() {
         settings_known(&settings_host::known().await);
         if !EXCLUSIONS_KNOWN.get() {
-            return settings_host::unknown_exclusions();
+            return false;
         }
     }
     ensure_reads();
@@ -118,12 +134,32 @@ pub async fn search(query: &str, limit: usize) -> Response {
             log::note("a wait for the bookmarks and tabs ended without them; looking again");
         }
     }
-    let pages = PLACES.with_borrow_mut(|places| places.search(query, limit));
-    Response::Pages {
-        pages,
-        indexing: None,
-        places: false,
+    true
+}
+
+/// Every bookmarked web page not of an excluded site, with when it was bookmarked, once the
+/// bookmarks are read: for reading their pages. `None` while the bookmarks are off, or the
+/// excluded sites cannot be known.
+pub async fn bookmarks_to_read() -> Option<Vec<(String, i64)>> {
+    if !ready().await {
+        return None;
     }
+    PLACES.with_borrow(Places::bookmarked)
+}
+
+/// Whether the page at `url` (cleaned) is bookmarked now, as far as the worker knows.
+pub fn is_bookmarked(url: &str) -> bool {
+    PLACES.with_borrow(|places| {
+        places
+            .bookmarked()
+            .is_some_and(|held| held.iter().any(|(held, _)| held == url))
+    })
+}
+
+/// The bookmarks' pages for those of `urls` that are bookmarked, with what is held now (no
+/// wait): what the pages' content found of pages known only as bookmarks.
+pub fn bookmark_pages(urls: &[String]) -> Vec<Page> {
+    PLACES.with_borrow_mut(|places| places.bookmark_pages(urls))
 }
 
 /// The index's answer to a search with the bookmarks and open tabs matching `query` fused in
@@ -250,6 +286,9 @@ async fn check_permissions(read_now: bool) -> [(Origin, Option<bool>); 2] {
         } else {
             wanted.set(false);
             PLACES.with_borrow_mut(|places| places.clear(origin));
+            if origin == Origin::Bookmark {
+                events::emit(Event::BookmarksKnown(HashSet::new()));
+            }
         }
     }
     CHECKED.set(true);
@@ -330,6 +369,13 @@ async fn read(origin: Origin) {
         state.set(Reading::Idle);
         break;
     }
+    if origin == Origin::Bookmark
+        && let Some(held) = PLACES.with_borrow(Places::bookmarked)
+    {
+        events::emit(Event::BookmarksKnown(
+            held.into_iter().map(|(url, _)| url).collect(),
+        ));
+    }
     wake_waiters();
 }
 
@@ -360,14 +406,24 @@ fn bookmark_event(event: BookmarkEvent) {
         start_read(Origin::Bookmark);
         return;
     }
-    PLACES.with_borrow_mut(|places| match &event {
-        BookmarkEvent::Created(node) => places.bookmark_created(node),
-        BookmarkEvent::Removed { id } => places.bookmark_removed(id),
-        BookmarkEvent::Changed { id, change } => places.bookmark_changed(id, change),
-        BookmarkEvent::Moved { id, parent_id } => places.bookmark_moved(id, parent_id),
-        BookmarkEvent::Unreadable => {}
+    let told = PLACES.with_borrow_mut(|places| match &event {
+        BookmarkEvent::Created(node) => Some(Event::Bookmarked(places.bookmark_created(node))),
+        BookmarkEvent::Removed { id } => Some(Event::Unbookmarked(places.bookmark_removed(id))),
+        BookmarkEvent::Changed { id, change } => {
+            Some(Event::Unbookmarked(places.bookmark_changed(id, change)))
+        }
+        BookmarkEvent::Moved { id, parent_id } => {
+            places.bookmark_moved(id, parent_id);
+            None
+        }
+        BookmarkEvent::Unreadable => None,
     });
     refresh_soon();
+    match told {
+        Some(Event::Bookmarked(urls) | Event::Unbookmarked(urls)) if urls.is_empty() => {}
+        Some(told) => events::emit(told),
+        None => {}
+    }
 }
 
 /// A tab event: applied, or (unreadable, or a read running) the tabs read again.

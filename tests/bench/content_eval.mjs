@@ -11,7 +11,14 @@
 //             reader waits for its still moment, then the worker asked {type: "contentState"} until
 //             its {content: {state: {progress}}} has every read page embedded.
 //
-//   scripts/bench content-eval                     both runs
+//   bookmarks content search and the bookmarks' switch on, the pages bookmarked (never visited),
+//             then the options page's "Read my bookmarked pages" (its plan's Start): every page
+//             downloaded from its site as the extension does, without the page's scripts (a page
+//             its scripts build is skipped). The bookmarked-content target is read on the questions
+//             about the pages a download can read.
+//
+//   scripts/bench content-eval                     the titles and content runs
+//   CONTENT_EVAL_RUNS=bookmarks scripts/bench content-eval    the bookmarks run alone
 //   CONTENT_EVAL_RUNS=titles scripts/bench content-eval    the titles run alone
 //   CONTENT_EVAL_TOPICS=on    topic search on in both runs (as installed; off by default, as the suite)
 //   CONTENT_EVAL_DWELL_MS     how long each tab stays open after `load` in the content run (default 7000:
@@ -22,6 +29,7 @@ import { launchExtension } from '../e2e/support/launch.mjs';
 import { CONTENT_EVAL, startContentSite, visitAll } from '../e2e/support/content_site.mjs';
 import { askWorker, waitForIndex } from '../e2e/support/live.mjs';
 import { grantContentAccess } from '../e2e/support/content_access.mjs';
+import { grantBookmarks } from '../e2e/support/browser_access.mjs';
 import { SEL, ask, openPopup } from '../e2e/support/popup.mjs';
 import { waitForSemantic } from '../e2e/support/topics.mjs';
 import { REPO_ROOT, fmt, report, table } from './lib.mjs';
@@ -80,21 +88,42 @@ async function waitUntilEverythingRead(page, expectedPages) {
 /** One run: a fresh profile, the pages visited, every question asked in the popup. */
 async function run(mode) {
   const site = await startContentSite();
-  const ext = await launchExtension({ args: site.browserArgs, topics: TOPICS });
+  const bookmarks = mode === 'bookmarks';
+  const ext = await launchExtension({ args: site.browserArgs, topics: TOPICS, ...(bookmarks ? { pastGrants: ['bookmarks'] } : {}) });
   const out = { mode, rows: [], notes: [] };
   try {
-    const content = mode === 'content';
+    const content = mode === 'content' || bookmarks;
+    if (bookmarks) {
+      // Bookmarked before reading is on: then "Read my bookmarked pages" reads them all.
+      await grantBookmarks(ext);
+      const helper = await ext.openPage('options.html');
+      await helper.evaluate(async (pages) => {
+        for (const { url, title } of pages) await chrome.bookmarks.create({ url, title });
+      }, site.pages.map(({ url, title }) => ({ url, title })));
+      await helper.close();
+      out.notes.push(`${site.pages.length} pages bookmarked, none visited`);
+    }
     if (content) await turnContentOn(ext);
     const started = Date.now();
-    await visitAll(ext, site.pages, { concurrency: mode === 'content' ? 4 : 6, dwellMs: mode === 'content' ? DWELL_MS : 0 });
-    out.notes.push(`${site.pages.length} pages visited in ${fmt((Date.now() - started) / 1000, 0)} s`);
+    if (bookmarks) {
+      const helper = await ext.openPage('options.html');
+      await helper.getByRole('button', { name: 'Read my bookmarked pages' }).click();
+      await helper.locator('.catch-up-plan').getByRole('button', { name: 'Start' }).click();
+      await helper.close();
+    } else {
+      await visitAll(ext, site.pages, { concurrency: mode === 'content' ? 4 : 6, dwellMs: mode === 'content' ? DWELL_MS : 0 });
+      out.notes.push(`${site.pages.length} pages visited in ${fmt((Date.now() - started) / 1000, 0)} s`);
+    }
     const helper = await ext.openPage('options.html');
     await waitForIndex(helper);
     if (TOPICS) await waitForSemantic(helper, 'ready');
+    // A download reads what the site sends: a page its scripts build says nothing without them.
+    const readable = bookmarks ? site.pages.filter((p) => p.render !== 'script') : site.pages;
     if (content) {
-      const done = await waitUntilEverythingRead(helper, site.pages.length);
-      out.notes.push(`content search: ${done.read} pages read, ${done.embedded} of ${done.toEmbed} passages embedded, ${fmt(done.ms / 1000, 0)} s after the last visit`);
+      const done = await waitUntilEverythingRead(helper, readable.length);
+      out.notes.push(`content search: ${done.read} pages read, ${done.embedded} of ${done.toEmbed} passages embedded, ${fmt(done.ms / 1000, 0)} s after the ${bookmarks ? 'Start' : 'last visit'}`);
     }
+    out.readable = new Set(readable.map((p) => p.id));
     await helper.close();
     let popup = await openPopup(ext);
     for (const [i, q] of questions.entries()) {
@@ -107,7 +136,8 @@ async function run(mode) {
       const top = turn.results.slice(0, 5).map((r) => r.href);
       const expected = new Set(q.expected.map((id) => site.pages.find((p) => p.id === id).url));
       const found = [...expected].filter((u) => top.includes(u)).length;
-      out.rows.push({ ...q, recall: found / expected.size, top });
+      const downloadable = q.expected.every((id) => out.readable.has(id));
+      out.rows.push({ ...q, recall: found / expected.size, top, downloadable });
     }
     await popup.close();
     out.errors = ext.errors.length;
@@ -123,6 +153,18 @@ async function run(mode) {
 function recallTable(result) {
   const mean = (rows) => rows.reduce((s, r) => s + r.recall, 0) / Math.max(1, rows.length);
   const content = result.rows.filter((r) => r.kind !== 'title');
+  if (result.mode === 'bookmarks') {
+    // The questions about the pages a download can read, beside all of them.
+    const kinds = ['body', 'paraphrase', 'deep', 'cross', 'trap', 'title'];
+    return table(
+      ['kind', 'questions (readable pages)', 'recall@5 (readable pages)', 'questions (all)', 'recall@5 (all)'],
+      [...kinds, 'all'].map((k) => {
+        const all = k === 'all' ? result.rows : result.rows.filter((r) => r.kind === k);
+        const readable = all.filter((r) => r.downloadable);
+        return [k, readable.length, fmt(mean(readable), 2), all.length, fmt(mean(all), 2)];
+      }),
+    );
+  }
   return table(
     ['kind', 'questions', 'recall@5', 'target'],
     [
@@ -144,7 +186,7 @@ for (const mode of RUNS) {
   process.stderr.write(`content eval: ${mode} run…\n`);
   const result = await run(mode);
   sections.push(
-    `## ${mode === 'titles' ? 'Content search off (titles and addresses only)' : 'Content search on'}\n\n${result.notes.join('; ')}.`,
+    `## ${{ titles: 'Content search off (titles and addresses only)', content: 'Content search on', bookmarks: 'The pages bookmarked, not visited, read by "Read my bookmarked pages"' }[mode]}\n\n${result.notes.join('; ')}.`,
     recallTable(result),
     'Misses: ' + (result.rows.filter((r) => r.recall < 1).map((r) => `"${r.question}" (${r.kind})`).join(', ') || 'none') +
       `.\n\nExtension errors: ${result.errors}; requests from the extension: ${result.extensionRequests}; requests the site could not answer: ${result.unexpected}.`,

@@ -72,9 +72,9 @@ describe('the catch-up: pages visited before, read again from their sites', { ti
   });
 
   test('the plan names the pages and sites of the period, the excluded site left out', async () => {
-    const { catchUpPlanned: { plan } } = await send({ type: 'catchUpPlan', days: 7 });
+    const { catchUpPlanned: { plan } } = await send({ type: 'catchUpPlan', reach: { days: 7 } });
     const expected = within(7);
-    assert.equal(plan.days, 7);
+    assert.deepEqual(plan.reach, { days: 7 });
     assert.equal(plan.pages, expected.length, JSON.stringify(plan));
     const hosts = Object.fromEntries(plan.sites);
     assert.equal(hosts[EXCLUDED], undefined, 'the excluded site is not named');
@@ -85,7 +85,7 @@ describe('the catch-up: pages visited before, read again from their sites', { ti
   });
 
   test('the run asks exactly those pages, without cookies, at most two at a time, and they are found by what they said', async () => {
-    await send({ type: 'catchUp', days: 7 });
+    await send({ type: 'catchUp', reach: { days: 7 } });
     const state = await catchUpOver('the 7-day catch-up over');
     const expected = within(7);
     assert.equal(state.catchUp.total, expected.length);
@@ -111,10 +111,10 @@ describe('the catch-up: pages visited before, read again from their sites', { ti
 
   test('a cancelled run asks nothing more once the downloads it had out have ended', async () => {
     const before = site.requests.length;
-    const { catchUpPlanned: { plan } } = await send({ type: 'catchUpPlan', days: 30 });
+    const { catchUpPlanned: { plan } } = await send({ type: 'catchUpPlan', reach: { days: 30 } });
     const readAlready = new Set(within(7).filter((p) => p.render !== 'script'));
     assert.equal(plan.pages, within(30).filter((p) => !readAlready.has(p)).length, 'the pages read already are not planned again');
-    await send({ type: 'catchUp', days: 30 });
+    await send({ type: 'catchUp', reach: { days: 30 } });
     await send({ type: 'cancelCatchUp' });
     const state = await catchUpOver('the cancelled run over');
     const asked = site.requests.length - before;

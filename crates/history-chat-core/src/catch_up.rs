@@ -1,11 +1,13 @@
-//! Reading again the pages visited before content search was on: the options page's "Read the
-//! pages of the last 7 / 30 days". The pages are downloaded again from their sites, which is the
-//! one time History Chat asks a site for anything, and only because the user asked; so it is
-//! gentle and it says first what it will do.
+//! Reading again the pages visited before content search was on — the options page's "Read the
+//! pages of the last 7 / 30 days" — and the bookmarked pages — "Read my bookmarked pages", and
+//! each bookmark as it is added. The pages are downloaded from their sites, which is the one time
+//! History Chat asks a site for anything, and only because the user asked; so it is gentle and it
+//! says first what it will do.
 //!
-//! - [`plan`]: which pages ([`Plan`]: the history's pages of the period, newest first, minus
-//!   those already read and those of excluded sites), and how many per site, shown before it
-//!   starts.
+//! - [`plan`] and [`plan_bookmarks`]: which pages ([`Plan`]: the history's pages of the period,
+//!   newest first, or the bookmarks, newest added first; minus those already read and those of
+//!   excluded sites), and how many per site, shown before it starts. What a run reads is its
+//!   [`Reach`].
 //! - [`CatchUp`]: the run, as a pure schedule the worker follows: at most [`CONCURRENCY`]
 //!   downloads at a time and one request per site every [`SITE_INTERVAL_MS`]; each page ends read,
 //!   skipped (nothing readable, not a page) or failed (the site did not answer); cancellable; kept
@@ -37,12 +39,29 @@ pub const DAYS: [u32; 2] = [7, 30];
 /// The `chrome.storage.local` key of a catch-up in progress.
 pub const STORAGE_KEY: &str = "content-catch-up";
 
+/// What a run reads: the history's pages of the last days, or the bookmarked pages. On the wire
+/// `{"days": 7}` or `"bookmarks"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Reach {
+    /// The pages visited in the last this many days (one of [`DAYS`]).
+    Days(u32),
+    /// The bookmarked pages (the bookmarks' switch on).
+    Bookmarks,
+}
+
+impl Default for Reach {
+    fn default() -> Reach {
+        Reach::Days(DAYS[0])
+    }
+}
+
 /// What a catch-up would read, shown before it starts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Plan {
-    /// The period, in days.
-    pub days: u32,
+    /// What it reads.
+    pub reach: Reach,
     /// The pages' addresses, newest visit first.
     pub urls: Vec<String>,
     /// The sites asked, each with its number of pages, most pages first (ties by name).
@@ -60,21 +79,48 @@ pub fn plan(
     now_ms: i64,
 ) -> Plan {
     let since = now_ms.saturating_sub(i64::from(days).saturating_mul(DAY_MS));
-    let mut chosen: Vec<&Page> = pages
+    let chosen = pages
         .iter()
         .filter(|page| page.last_visit_ms >= since)
-        .filter(|page| !read.contains(&page.url) && !excluded.excludes(&page.url))
+        .map(|page| (page.url.as_str(), page.last_visit_ms));
+    planned(Reach::Days(days), chosen, read, excluded)
+}
+
+/// The reading of the bookmarked pages: `bookmarks` (each web bookmark's cleaned address and when
+/// it was added, as the bookmarks' host keeps them), newest added first, each address once,
+/// without those already `read` and those `excluded`.
+pub fn plan_bookmarks(
+    bookmarks: &[(String, i64)],
+    read: &HashSet<String>,
+    excluded: &Exclusions,
+) -> Plan {
+    let chosen = bookmarks.iter().map(|(url, at)| (url.as_str(), *at));
+    planned(Reach::Bookmarks, chosen, read, excluded)
+}
+
+/// The plan of `reach` over `chosen` (addresses with the instant they are ordered by, newest
+/// first), without those `read` or `excluded`, each address once.
+fn planned<'p>(
+    reach: Reach,
+    chosen: impl Iterator<Item = (&'p str, i64)>,
+    read: &HashSet<String>,
+    excluded: &Exclusions,
+) -> Plan {
+    let mut chosen: Vec<(&str, i64)> = chosen
+        .filter(|(url, _)| !read.contains(*url) && !excluded.excludes(url))
         .collect();
-    chosen.sort_by_key(|page| std::cmp::Reverse(page.last_visit_ms));
+    chosen.sort_by_key(|(url, at)| (std::cmp::Reverse(*at), *url));
+    let mut seen: HashSet<&str> = HashSet::new();
+    chosen.retain(|(url, _)| seen.insert(url));
     let mut sites: BTreeMap<String, usize> = BTreeMap::new();
-    for page in &chosen {
-        *sites.entry(site_of(&page.url)).or_default() += 1;
+    for (url, _) in &chosen {
+        *sites.entry(site_of(url)).or_default() += 1;
     }
     let mut sites: Vec<(String, usize)> = sites.into_iter().collect();
     sites.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     Plan {
-        days,
-        urls: chosen.into_iter().map(|page| page.url.clone()).collect(),
+        reach,
+        urls: chosen.into_iter().map(|(url, _)| url.to_owned()).collect(),
         sites,
     }
 }
@@ -119,8 +165,8 @@ pub enum Next {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Progress {
-    /// The period, in days.
-    pub days: u32,
+    /// What it reads.
+    pub reach: Reach,
     /// Pages in the catch-up.
     pub total: usize,
     /// Pages read.
@@ -146,7 +192,7 @@ impl Progress {
 /// A catch-up run: the schedule of its downloads. See the [module docs](self).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CatchUp {
-    days: u32,
+    reach: Reach,
     total: usize,
     waiting: VecDeque<String>,
     out: HashSet<String>,
@@ -163,7 +209,10 @@ pub struct CatchUp {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Stored {
-    /// The period, in days.
+    /// What it reads; absent in what earlier versions stored, which read the last `days` days.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reach: Option<Reach>,
+    /// The period, in days, as earlier versions stored it (0 for the bookmarks).
     pub days: u32,
     /// Pages in the catch-up.
     pub total: usize,
@@ -181,7 +230,7 @@ impl CatchUp {
     /// The run of `plan`.
     pub fn new(plan: Plan) -> CatchUp {
         CatchUp {
-            days: plan.days,
+            reach: plan.reach,
             total: plan.urls.len(),
             waiting: plan.urls.into(),
             ..CatchUp::default()
@@ -192,7 +241,7 @@ impl CatchUp {
     pub fn resume(stored: Stored) -> CatchUp {
         let left = stored.left.len();
         CatchUp {
-            days: stored.days,
+            reach: stored.reach.unwrap_or(Reach::Days(stored.days)),
             total: stored
                 .total
                 .max(stored.read + stored.skipped + stored.failed + left),
@@ -213,7 +262,11 @@ impl CatchUp {
         left.sort_unstable();
         left.extend(self.waiting.iter().cloned());
         Some(Stored {
-            days: self.days,
+            reach: Some(self.reach),
+            days: match self.reach {
+                Reach::Days(days) => days,
+                Reach::Bookmarks => 0,
+            },
             total: self.total,
             left,
             read: self.read,
@@ -292,6 +345,27 @@ impl CatchUp {
         self.total -= before - self.waiting.len();
     }
 
+    /// A page to read after those waiting (a bookmark just added): counted in the run, unless it
+    /// waits or is out already. Whether it was added.
+    pub fn add(&mut self, url: &str) -> bool {
+        if self.cancelled || self.out.contains(url) || self.waiting.iter().any(|w| w == url) {
+            return false;
+        }
+        self.waiting.push_back(url.to_owned());
+        self.total += 1;
+        true
+    }
+
+    /// What it reads.
+    pub fn reach(&self) -> Reach {
+        self.reach
+    }
+
+    /// Whether pages wait or are out, and it was not cancelled.
+    pub fn is_running(&self) -> bool {
+        !(self.cancelled || self.is_over())
+    }
+
     /// Every page is done: none waits, none is out.
     fn is_over(&self) -> bool {
         self.waiting.is_empty() && self.out.is_empty()
@@ -300,12 +374,12 @@ impl CatchUp {
     /// How far it has got.
     pub fn progress(&self) -> Progress {
         Progress {
-            days: self.days,
+            reach: self.reach,
             total: self.total,
             read: self.read,
             skipped: self.skipped,
             failed: self.failed,
-            running: !(self.cancelled || self.is_over()),
+            running: self.is_running(),
             out: self.out.len(),
         }
     }
@@ -355,7 +429,90 @@ mod tests {
         );
         let month = plan(&pages, &read, &excluded, 30, NOW);
         assert_eq!(month.urls.len(), 4, "the 12-day-old page too");
-        assert_eq!(month.days, 30);
+        assert_eq!(month.reach, Reach::Days(30));
+    }
+
+    #[test]
+    fn the_bookmarks_plan_is_every_bookmark_newest_added_first_once_minus_read_and_excluded() {
+        let at = |days_ago: i64| NOW - days_ago * DAY_MS;
+        let bookmarks = [
+            ("https://a.example/old".to_owned(), at(400)),
+            ("https://b.example/new".to_owned(), at(1)),
+            ("https://bank.example/x".to_owned(), at(2)),
+            ("https://c.example/read".to_owned(), at(3)),
+            // The same page in two folders: read once.
+            ("https://a.example/twice".to_owned(), at(5)),
+            ("https://a.example/twice".to_owned(), at(9)),
+        ];
+        let read = HashSet::from(["https://c.example/read".to_owned()]);
+        let excluded = Exclusions::parse("bank.example").unwrap_or_default();
+        let plan = plan_bookmarks(&bookmarks, &read, &excluded);
+        assert_eq!(plan.reach, Reach::Bookmarks);
+        assert_eq!(
+            plan.urls,
+            [
+                "https://b.example/new",
+                "https://a.example/twice",
+                "https://a.example/old"
+            ],
+            "whatever their age, newest added first"
+        );
+        assert_eq!(
+            plan.sites,
+            [("a.example".to_owned(), 2), ("b.example".to_owned(), 1)]
+        );
+    }
+
+    #[test]
+    fn a_page_added_to_a_run_is_read_after_those_waiting_once() {
+        let mut catch_up = CatchUp::new(Plan {
+            reach: Reach::Bookmarks,
+            urls: vec!["https://a.example/1".to_owned()],
+            sites: Vec::new(),
+        });
+        assert!(catch_up.add("https://b.example/new"));
+        assert!(!catch_up.add("https://b.example/new"), "waiting already");
+        assert_eq!(
+            catch_up.next(NOW),
+            Next::Fetch("https://a.example/1".into())
+        );
+        assert!(!catch_up.add("https://a.example/1"), "out already");
+        assert_eq!(catch_up.progress().total, 2);
+        assert_eq!(
+            catch_up.next(NOW),
+            Next::Fetch("https://b.example/new".into())
+        );
+        catch_up.cancel();
+        assert!(
+            !catch_up.add("https://c.example/3"),
+            "a cancelled run takes none"
+        );
+        assert_eq!(catch_up.reach(), Reach::Bookmarks);
+    }
+
+    #[test]
+    fn the_reach_is_stored_and_what_earlier_versions_stored_reads_as_their_days() {
+        let mut run = CatchUp::new(Plan {
+            reach: Reach::Bookmarks,
+            urls: vec!["https://a.example/1".to_owned()],
+            sites: Vec::new(),
+        });
+        let Some(stored) = run.to_stored() else {
+            panic!("a running catch-up is stored");
+        };
+        let json = serde_json::to_value(&stored).unwrap();
+        assert_eq!(json["reach"], serde_json::json!("bookmarks"));
+        let back: Stored = serde_json::from_value(json).unwrap();
+        assert_eq!(CatchUp::resume(back).reach(), Reach::Bookmarks);
+        let earlier: Stored = serde_json::from_value(serde_json::json!({
+            "days": 30, "total": 2, "left": ["https://a.example/1"], "read": 1
+        }))
+        .unwrap();
+        assert_eq!(CatchUp::resume(earlier).reach(), Reach::Days(30));
+        run.cancel();
+        assert_eq!(run.to_stored(), None);
+        let week = serde_json::to_value(Reach::Days(7)).unwrap();
+        assert_eq!(week, serde_json::json!({"days": 7}));
     }
 
     /// Runs `catch_up` to the end with downloads that take `took_ms` each, in a simulated clock;
@@ -395,7 +552,7 @@ mod tests {
 
     fn planned(urls: &[&str]) -> CatchUp {
         CatchUp::new(Plan {
-            days: 7,
+            reach: Reach::Days(7),
             urls: urls.iter().map(|u| (*u).to_owned()).collect(),
             sites: Vec::new(),
         })
@@ -463,7 +620,7 @@ mod tests {
         assert_eq!(
             resumed.progress(),
             Progress {
-                days: 7,
+                reach: Reach::Days(7),
                 total: 3,
                 read: 0,
                 skipped: 1,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ask::AskReply;
 use crate::catch_up::Progress as CatchUpProgress;
+use crate::catch_up::Reach;
 use crate::content::ContentProgress;
 use crate::failure::{BrowserFailure, Failure};
 use crate::history::Page;
@@ -170,17 +171,18 @@ pub enum Request {
         /// On or off.
         enabled: bool,
     },
-    /// The options page: what reading the pages of the last `days` days again would ask for,
-    /// shown before it starts. Answered with [`Response::CatchUpPlanned`].
+    /// The options page: what reading the pages of the last days again, or the bookmarked pages,
+    /// would ask for, shown before it starts. Answered with [`Response::CatchUpPlanned`].
     CatchUpPlan {
-        /// 7 or 30.
-        days: u32,
+        /// The last 7 or 30 days, or the bookmarks.
+        reach: Reach,
     },
-    /// The options page's "Read the pages of the last `days` days": starts the catch-up (or
-    /// replaces the one running). Answered with [`Response::Content`].
+    /// The options page's "Read the pages of the last 7 days" (30) or "Read my bookmarked
+    /// pages": starts the catch-up (or replaces the one running). Answered with
+    /// [`Response::Content`].
     CatchUp {
-        /// 7 or 30.
-        days: u32,
+        /// The last 7 or 30 days, or the bookmarks.
+        reach: Reach,
     },
     /// The options page's Cancel of the catch-up. Answered with [`Response::Content`].
     CancelCatchUp,
@@ -346,6 +348,9 @@ pub struct ContentState {
     /// it: the user may have taken it back in chrome://extensions).
     #[serde(default)]
     pub access: bool,
+    /// Whether the bookmarks' switch is on: their pages may then be read too.
+    #[serde(default)]
+    pub bookmarks: bool,
 }
 
 impl ContentState {
@@ -378,8 +383,8 @@ impl ContentState {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CatchUpSummary {
-    /// The period, in days.
-    pub days: u32,
+    /// What it reads.
+    pub reach: Reach,
     /// Pages to read.
     pub pages: usize,
     /// The sites asked, most pages first, each with its count (at most the first 20).
@@ -393,7 +398,7 @@ impl CatchUpSummary {
     /// The summary of `plan`.
     pub fn of(plan: &crate::catch_up::Plan) -> CatchUpSummary {
         CatchUpSummary {
-            days: plan.days,
+            reach: plan.reach,
             pages: plan.urls.len(),
             sites: plan
                 .sites
@@ -693,14 +698,14 @@ mod tests {
             (
                 Response::CatchUpPlanned {
                     plan: CatchUpSummary {
-                        days: 7,
+                        reach: Reach::Days(7),
                         pages: 3,
                         sites: vec![("a.example".into(), 3)],
                     },
                 },
                 Some(OptionsAnswer::CatchUpPlanned {
                     plan: CatchUpSummary {
-                        days: 7,
+                        reach: Reach::Days(7),
                         pages: 3,
                         sites: vec![("a.example".into(), 3)],
                     },
@@ -731,7 +736,7 @@ mod tests {
                 model: None,
             },
             catch_up: Some(CatchUpProgress {
-                days: 30,
+                reach: Reach::Days(30),
                 total: 10,
                 read: 2,
                 skipped: 1,
@@ -740,6 +745,7 @@ mod tests {
                 out: 2,
             }),
             access: true,
+            bookmarks: false,
         }
     }
 
@@ -756,6 +762,7 @@ mod tests {
                 ..reading().catch_up.unwrap()
             }),
             access,
+            bookmarks: false,
         };
         // (state, switched on) → (moving, catch-up offered, access lost)
         let rows = [
@@ -825,12 +832,22 @@ mod tests {
                 json!({"type": "setContent", "enabled": true}),
             ),
             (
-                Request::CatchUpPlan { days: 30 },
-                json!({"type": "catchUpPlan", "days": 30}),
+                Request::CatchUpPlan {
+                    reach: Reach::Days(30),
+                },
+                json!({"type": "catchUpPlan", "reach": {"days": 30}}),
             ),
             (
-                Request::CatchUp { days: 7 },
-                json!({"type": "catchUp", "days": 7}),
+                Request::CatchUp {
+                    reach: Reach::Days(7),
+                },
+                json!({"type": "catchUp", "reach": {"days": 7}}),
+            ),
+            (
+                Request::CatchUp {
+                    reach: Reach::Bookmarks,
+                },
+                json!({"type": "catchUp", "reach": "bookmarks"}),
             ),
             (Request::CancelCatchUp, json!({"type": "cancelCatchUp"})),
         ];
@@ -843,9 +860,9 @@ mod tests {
             json!({"content": {"state": {
                 "progress": {"status": "reading", "pages": 2, "passagesEmbedded": 3,
                              "passagesTotal": 9, "bytes": 12_345},
-                "catchUp": {"days": 30, "total": 10, "read": 2, "skipped": 1, "failed": 0,
-                            "running": true, "out": 2},
-                "access": true}}})
+                "catchUp": {"reach": {"days": 30}, "total": 10, "read": 2, "skipped": 1,
+                            "failed": 0, "running": true, "out": 2},
+                "access": true, "bookmarks": false}}})
         );
     }
 

@@ -666,6 +666,12 @@ impl ContentHost {
         self.pages.contains_key(url)
     }
 
+    /// The pages whose content is held, once the store is loaded (`None` while it loads, or
+    /// reading is off): what the worker checks against the history and the bookmarks.
+    pub fn held_urls(&self) -> Option<Vec<String>> {
+        matches!(self.phase, Phase::Live).then(|| self.pages.keys().cloned().collect())
+    }
+
     /// The state and counts, for the options page.
     pub fn progress(&self) -> ContentProgress {
         let status = match self.phase {

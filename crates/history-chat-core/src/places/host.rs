@@ -136,19 +136,39 @@ impl Places {
         self.bookmarks_stale = true;
     }
 
-    /// `onCreated`: a bookmark or a folder was added (an import adds each node this way).
-    pub fn bookmark_created(&mut self, node: &BookmarkNode) {
-        let Some(tree) = &mut self.tree else { return };
+    /// `onCreated`: a bookmark or a folder was added (an import adds each node this way). Returns
+    /// the web pages it bookmarks (cleaned, not of an excluded site): their content may be read.
+    pub fn bookmark_created(&mut self, node: &BookmarkNode) -> Vec<String> {
+        let Some(tree) = &mut self.tree else {
+            return Vec::new();
+        };
         add_node(tree, node, node.parent_id.clone());
         self.bookmarks_stale = true;
+        let mut added = Vec::new();
+        let mut nodes = vec![node];
+        while let Some(node) = nodes.pop() {
+            if let Some(url) = cleaned(node.url.as_deref())
+                && !self.exclusions.excludes(&url)
+            {
+                added.push(url);
+            }
+            nodes.extend(node.children.iter().flatten());
+        }
+        added
     }
 
-    /// `onRemoved`: the node `id` and, a folder's, everything in it.
-    pub fn bookmark_removed(&mut self, id: &str) {
-        let Some(tree) = &mut self.tree else { return };
+    /// `onRemoved`: the node `id` and, a folder's, everything in it. Returns the pages no longer
+    /// bookmarked anywhere (cleaned): what was read of them for being bookmarked goes.
+    pub fn bookmark_removed(&mut self, id: &str) -> Vec<String> {
+        let Some(tree) = &mut self.tree else {
+            return Vec::new();
+        };
+        let mut removed = Vec::new();
         let mut gone = vec![id.to_owned()];
         while let Some(id) = gone.pop() {
-            tree.remove(&id);
+            if let Some(node) = tree.remove(&id) {
+                removed.extend(node.cleaned);
+            }
             gone.extend(
                 tree.iter()
                     .filter(|(_, node)| node.parent.as_deref() == Some(&id))
@@ -156,21 +176,65 @@ impl Places {
             );
         }
         self.bookmarks_stale = true;
+        self.unbookmarked(removed)
     }
 
-    /// `onChanged`: the node's new title, and a bookmark's new address.
-    pub fn bookmark_changed(&mut self, id: &str, change: &BookmarkChange) {
+    /// `onChanged`: the node's new title, and a bookmark's new address. Returns the address it
+    /// left when no other bookmark holds it (cleaned).
+    pub fn bookmark_changed(&mut self, id: &str, change: &BookmarkChange) -> Vec<String> {
         let Some(node) = self.tree.as_mut().and_then(|tree| tree.get_mut(id)) else {
-            return;
+            return Vec::new();
         };
         if let Some(title) = &change.title {
             node.title = title.clone();
         }
+        let mut left = Vec::new();
         if node.url.is_some() && change.url.is_some() {
             node.url = change.url.clone();
-            node.cleaned = cleaned(node.url.as_deref());
+            let before = std::mem::replace(&mut node.cleaned, cleaned(node.url.as_deref()));
+            left.extend(before.filter(|before| Some(before) != node.cleaned.as_ref()));
         }
         self.bookmarks_stale = true;
+        self.unbookmarked(left)
+    }
+
+    /// Those of `urls` no bookmark holds now, each once.
+    fn unbookmarked(&self, mut urls: Vec<String>) -> Vec<String> {
+        let Some(tree) = &self.tree else {
+            return urls;
+        };
+        urls.sort_unstable();
+        urls.dedup();
+        urls.retain(|url| !tree.values().any(|n| n.cleaned.as_ref() == Some(url)));
+        urls
+    }
+
+    /// Every bookmarked web page (cleaned, not of an excluded site) with when it was bookmarked,
+    /// as the tree holds them now (a page bookmarked twice is there twice); `None` while the
+    /// bookmarks are off or not read yet.
+    pub fn bookmarked(&self) -> Option<Vec<(String, i64)>> {
+        let tree = self.tree.as_ref()?;
+        Some(
+            tree.values()
+                .filter_map(|node| Some((node.cleaned.clone()?, node.added_ms)))
+                .filter(|(url, _)| !self.exclusions.excludes(url))
+                .collect(),
+        )
+    }
+
+    /// The bookmarks' pages for those of `urls` (cleaned) that are bookmarked, in the order of
+    /// `urls`: a page found by what it said, known to History Chat only as a bookmark.
+    pub fn bookmark_pages(&mut self, urls: &[String]) -> Vec<Page> {
+        self.refresh();
+        let mut by_url: HashMap<&str, Page> = HashMap::new();
+        for entry in self.bookmarks.entries() {
+            if !by_url.contains_key(entry.url.as_str()) && urls.contains(&entry.url) {
+                by_url.insert(&entry.url, entry.page());
+            }
+        }
+        urls.iter()
+            .filter_map(|url| by_url.remove(url.as_str()))
+            .collect()
     }
 
     /// `onMoved`: the node is now in the folder `parent_id`.

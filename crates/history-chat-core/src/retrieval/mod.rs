@@ -116,6 +116,12 @@ pub fn searches_places(origins: Origins) -> bool {
 /// after it, and the worker embeds the question once for both), for as many pages.
 pub const CONTENT_SEARCH: Asking = TOPIC_SEARCH;
 
+/// Whether the pages' read content is asked when a question names `origins`: it holds the
+/// history's pages and the bookmarked ones ([`RankedSource::searches`] of its source).
+pub fn searches_content(origins: Origins) -> bool {
+    origins.allows(Origin::History) || origins.allows(Origin::Bookmark)
+}
+
 /// How the plan is paced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pace {

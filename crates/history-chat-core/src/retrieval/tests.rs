@@ -803,3 +803,27 @@ fn the_index_answer_is_whole_only_when_it_covers_the_period() {
         assert_eq!(Lexical::of_index(answer), want, "{described}");
     }
 }
+
+#[test]
+fn the_content_and_the_places_are_asked_for_the_sources_they_hold() {
+    // (question, content asked, bookmarks and tabs asked)
+    let rows = [
+        ("tarte tatin", true, true),
+        ("history: tarte", true, false),
+        ("bookmark: tarte", true, true),
+        ("favori: tarte", true, true),
+        ("tab: tarte", false, true),
+        ("tab: history: tarte", true, true),
+    ];
+    for (question, content, places) in rows {
+        let origins = crate::site_filter::parse(question).origins;
+        assert_eq!(
+            (
+                super::searches_content(origins),
+                super::searches_places(origins)
+            ),
+            (content, places),
+            "{question}"
+        );
+    }
+}

@@ -3,6 +3,7 @@
 //! catch-up would ask for before it starts.
 
 use super::pages;
+use crate::catch_up::Reach;
 use crate::content::{ContentProgress, ContentStatus};
 use crate::i18n::{number, plural};
 use crate::messages::{CatchUpSummary, ContentState};
@@ -65,12 +66,17 @@ pub fn catch_up_line(state: &ContentState) -> Option<String> {
     let total = number(catch_up.total as i64);
     let unread = catch_up.skipped + catch_up.failed;
     Some(match (catch_up.running, unread) {
-        (true, _) => t!(
-            "content_catch_up_running",
-            number(i64::from(catch_up.days)),
-            done,
-            total
-        ),
+        (true, _) => match catch_up.reach {
+            Reach::Days(days) => {
+                t!(
+                    "content_catch_up_running",
+                    number(i64::from(days)),
+                    done,
+                    total
+                )
+            }
+            Reach::Bookmarks => t!("content_catch_up_bookmarks_running", done, total),
+        },
         (false, 0) if catch_up.done() == catch_up.total => t!("content_catch_up_done", total),
         (false, _) if catch_up.done() < catch_up.total => t!(
             "content_catch_up_cancelled",
@@ -90,7 +96,10 @@ pub fn catch_up_line(state: &ContentState) -> Option<String> {
 /// first few named), and how.
 pub fn plan_line(plan: &CatchUpSummary) -> String {
     if plan.pages == 0 {
-        return t!("content_plan_nothing", number(i64::from(plan.days)));
+        return match plan.reach {
+            Reach::Days(days) => t!("content_plan_nothing", number(i64::from(days))),
+            Reach::Bookmarks => t!("content_plan_bookmarks_nothing"),
+        };
     }
     const NAMED: usize = 5;
     let named: Vec<String> = plan
@@ -104,12 +113,12 @@ pub fn plan_line(plan: &CatchUpSummary) -> String {
     if others > 0 {
         sites = t!("content_plan_more_sites", sites, number(others as i64));
     }
-    t!(
-        "content_plan",
-        pages(plan.pages),
-        plural("content_plan_sites", plan.sites.len() as i64, &[]),
-        sites
-    )
+    let count = pages(plan.pages);
+    let from = plural("content_plan_sites", plan.sites.len() as i64, &[]);
+    match plan.reach {
+        Reach::Days(_) => t!("content_plan", count, from, sites),
+        Reach::Bookmarks => t!("content_plan_bookmarks", count, from, sites),
+    }
 }
 
 /// The options page's refusal of a typed cap: the bounds it must be within.
@@ -174,6 +183,7 @@ mod tests {
             },
             catch_up: None,
             access: true,
+            bookmarks: false,
         }
     }
 
@@ -241,7 +251,7 @@ mod tests {
             ..state(ContentStatus::Reading, 1, 2)
         };
         let run = Progress {
-            days: 30,
+            reach: Reach::Days(30),
             total: 150,
             read: 10,
             skipped: 1,
@@ -262,7 +272,7 @@ mod tests {
                     running: false,
                     ..run
                 },
-                "Done: the 150 pages were read again.",
+                "Done: the 150 pages were read.",
             ),
             (
                 Progress {
@@ -272,14 +282,21 @@ mod tests {
                     running: false,
                     ..run
                 },
-                "Done: 140 of 150 pages read again (10 had nothing to read or did not answer).",
+                "Done: 140 of 150 pages read (10 had nothing to read or did not answer).",
             ),
             (
                 Progress {
                     running: false,
                     ..run
                 },
-                "Stopped: 10 of 150 pages were read again.",
+                "Stopped: 10 of 150 pages were read.",
+            ),
+            (
+                Progress {
+                    reach: Reach::Bookmarks,
+                    ..run
+                },
+                "Reading your bookmarked pages: 12 of 150 done.",
             ),
         ];
         for (catch_up, line) in rows {
@@ -290,13 +307,22 @@ mod tests {
 
     #[test]
     fn a_plan_names_the_pages_and_the_first_sites() {
-        let plan = |pages, sites: &[(&str, usize)]| CatchUpSummary {
-            days: 7,
+        let planned = |reach, pages, sites: &[(&str, usize)]| CatchUpSummary {
+            reach,
             pages,
             sites: sites.iter().map(|(s, n)| ((*s).to_owned(), *n)).collect(),
         };
+        let plan = |pages, sites: &[(&str, usize)]| planned(Reach::Days(7), pages, sites);
         let rows = [
             (plan(0, &[]), "No page of the last 7 days is left to read."),
+            (
+                planned(Reach::Bookmarks, 0, &[]),
+                "Every bookmarked page is read already.",
+            ),
+            (
+                planned(Reach::Bookmarks, 2, &[("a.example", 2)]),
+                "This will download 2 pages from 1 site (a.example: 2), without your cookies, two at a time and at most one a second per site. Each bookmark you add from now on is read too.",
+            ),
             (
                 plan(3, &[("a.example", 3)]),
                 "This will download 3 pages again from 1 site (a.example: 3), without your cookies, two at a time and at most one a second per site.",

@@ -366,3 +366,75 @@ fn the_shelf_is_made_a_slice_at_a_time_and_a_search_finishes_it() {
     assert_eq!(places.search("page ", 100).len(), 50);
     assert!(places.refresh_some(1));
 }
+
+#[test]
+fn bookmark_events_say_which_pages_came_and_which_are_no_longer_bookmarked() {
+    let mut places = loaded();
+    places.set_exclusions(Exclusions::parse("bank.example").unwrap_or_default());
+    // A folder added whole (an import): its web bookmarks, cleaned, an excluded site's left out.
+    let added = places.bookmark_created(&node(json!({
+        "id": "40", "parentId": "2", "title": "Imported", "children": [
+            {"id": "41", "parentId": "40", "url": "https://a.example/one?utm_source=x"},
+            {"id": "42", "parentId": "40", "url": "https://bank.example/account"},
+            {"id": "43", "parentId": "40", "url": "chrome://flags"},
+            {"id": "44", "parentId": "40", "url": TATIN}
+        ]
+    })));
+    let mut added_sorted = added.clone();
+    added_sorted.sort();
+    assert_eq!(added_sorted, ["https://a.example/one", TATIN]);
+    // Nothing read yet: nothing to say.
+    assert!(
+        Places::new()
+            .bookmark_created(&node(json!({"id": "9", "url": TOKIO})))
+            .is_empty()
+    );
+
+    // Tatin is bookmarked twice: removing one copy leaves it bookmarked.
+    assert!(places.bookmark_removed("44").is_empty());
+    // Its address changed: the old one is no longer bookmarked.
+    let left = places.bookmark_changed(
+        "41",
+        &BookmarkChange {
+            title: None,
+            url: Some("https://a.example/two".into()),
+        },
+    );
+    assert_eq!(left, ["https://a.example/one"]);
+    // A title changed: no page left.
+    let renamed = BookmarkChange {
+        title: Some("Deux".into()),
+        url: None,
+    };
+    assert!(places.bookmark_changed("41", &renamed).is_empty());
+    // A folder removed: every page it held that no other bookmark holds.
+    let mut gone = places.bookmark_removed("10");
+    gone.sort();
+    assert_eq!(gone, [BOOK, TOKIO]);
+
+    let mut bookmarked: Vec<String> = places
+        .bookmarked()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(url, _)| url)
+        .collect();
+    bookmarked.sort();
+    assert_eq!(bookmarked, ["https://a.example/two", TATIN]);
+    assert_eq!(Places::new().bookmarked(), None, "not read: unknown");
+
+    // The bookmarks' pages of a list, in its order; what is not bookmarked is left out.
+    let urls = [
+        BOOK.to_owned(),
+        TATIN.to_owned(),
+        "https://a.example/two".to_owned(),
+    ];
+    let pages = places.bookmark_pages(&urls);
+    let shown: Vec<&str> = pages.iter().map(|p| p.url.as_str()).collect();
+    assert_eq!(shown, [TATIN, "https://a.example/two"]);
+    assert!(
+        pages
+            .iter()
+            .all(|p| p.marks.outside_history && p.marks.bookmark.is_some())
+    );
+    assert_eq!(pages[0].title, "Tarte Tatin");
+}
