@@ -8,8 +8,15 @@
 //   { target: 'reader', kind: 'pdf', url } → a PDF's text: fetched from its address (no cookies;
 //     the browser's cache when it has it), checked to be a PDF, every page's text through pdf.js
 //     (vendor/, its worker too);
-//   { target: 'reader', kind: 'url', url } → a page downloaded again (a catch-up; no cookies): by
-//     its media type, HTML read as 'html' is, a PDF as 'pdf' is; any other type 'not-pdf'.
+//   { target: 'reader', kind: 'url', url } → a page downloaded again (a catch-up, a bookmarked
+//     page; no cookies): by its media type, HTML read as 'html' is, a PDF as 'pdf' is, an image
+//     through OCR; any other type 'not-pdf'.
+//
+// OCR (tesseract.js, its worker, core and the English and French data in vendor/tesseract/, pinned
+// in package-lock.json): a PDF page whose text layer holds fewer than SCAN_CHARS_PER_PAGE
+// characters (a scan) is drawn by pdf.js and read by OCR; an image is read whole. One tesseract
+// worker per document, terminated once it is read (its memory goes with it), and nothing cached:
+// the language data is read from the extension's own files each time.
 //
 // Either answers { title, text, lang, words } (text: one block, a paragraph, heading or list item,
 // per line, whitespace otherwise collapsed; lang: the page's declared language or null; words: the
@@ -27,7 +34,11 @@
 //   whole (fetch and parse); one PDF at a time (pdf.js's worker holds the whole file in memory).
 // - Text: the first MAX_TEXT_CHARS characters (about 80,000 words: far more than the passages
 //   kept of a page), for both.
-// - A PDF whose pages hold fewer than SCAN_WORDS_PER_PAGE words on average is a scan: 'no-text'.
+// - A PDF whose pages hold fewer than SCAN_WORDS_PER_PAGE words on average, once its scanned pages
+//   went through OCR, has nothing to read: 'no-text'.
+// - OCR: at most MAX_OCR_PAGES pages of a PDF (the first scanned ones), drawn at OCR_SCALE (about
+//   200 dpi: what Tesseract reads best) and at most MAX_OCR_PIXELS; OCR_TIME_MS for a document's
+//   OCR, after which the pages left are not read; an image of at most MAX_IMAGE_BYTES.
 
 const MAX_HTML_CHARS = 2_000_000;
 const MAX_ELEMENTS = 150_000;
@@ -36,6 +47,13 @@ const MAX_PDF_BYTES = 32 * 1024 * 1024;
 const MAX_PDF_PAGES = 300;
 const PDF_TIME_MS = 30_000;
 const SCAN_WORDS_PER_PAGE = 5;
+const SCAN_CHARS_PER_PAGE = 20;
+const MAX_OCR_PAGES = 20;
+const OCR_SCALE = 200 / 72;
+const MAX_OCR_PIXELS = 3000 * 3000;
+const OCR_TIME_MS = 120_000;
+const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+const OCR_LANGUAGES = ['eng', 'fra'];
 
 // What the text never holds: form controls (never their values), editable regions, scripts (JSON-LD
 // metadata is data, kept for Readability's title), styles.
@@ -302,7 +320,9 @@ async function pdfText(bytes, deadline, signal) {
       throw new ReaderError('unreadable', String(error?.name || 'pdf.js refused the file'));
     }
     const pages = Math.min(doc.numPages, MAX_PDF_PAGES);
-    const parts = [];
+    // Each page's text; a scanned page's (almost no text layer) is read by OCR after the others.
+    const pageTexts = [];
+    const scanned = [];
     let length = 0;
     let lang = null;
     let read = 0;
@@ -311,19 +331,18 @@ async function pdfText(bytes, deadline, signal) {
       const page = await bounded(doc.getPage(number));
       const content = await bounded(page.getTextContent());
       lang ||= content.lang || null;
+      const parts = [];
       for (const item of content.items) {
         if (typeof item.str !== 'string') continue;
         parts.push(item.str, item.hasEOL ? '\n' : '');
         length += item.str.length + 1;
       }
-      parts.push('\n');
+      const pageText = parts.join('');
+      if (pageText.replace(/\s+/g, '').length < SCAN_CHARS_PER_PAGE && scanned.length < MAX_OCR_PAGES) scanned.push(number);
+      pageTexts.push(pageText);
       page.cleanup();
       read += 1;
     }
-    const text = tidy(parts.join(''));
-    lang = oneLine(lang, 35) || null;
-    const words = countWords(text, lang);
-    if (words < SCAN_WORDS_PER_PAGE * Math.max(read, 1)) throw new ReaderError('no-text', 'almost no text layer');
     let title = '';
     try {
       const metadata = await bounded(doc.getMetadata());
@@ -332,10 +351,159 @@ async function pdfText(bytes, deadline, signal) {
       if (error instanceof ReaderError) throw error;
       // No metadata: the first line stands for the title.
     }
+    if (scanned.length) {
+      // The text layer's deadline no longer holds (read before it): OCR has its own.
+      const ocrDeadline = performance.now() + OCR_TIME_MS;
+      const ocr = ocrSession(ocrDeadline);
+      try {
+        for (const number of scanned) {
+          try {
+            const page = await beforeDeadline(doc.getPage(number), ocrDeadline);
+            const canvas = await drawnPage(page, ocrDeadline);
+            try {
+              const found = await ocr.read(canvas);
+              pageTexts[number - 1] = `${pageTexts[number - 1]}\n${found}`;
+            } finally {
+              canvas.width = 0;
+              canvas.height = 0;
+              page.cleanup();
+            }
+          } catch (error) {
+            // Past the OCR's time: the pages left keep their (empty) text layer.
+            if (error instanceof ReaderError && error.code === 'timeout') break;
+            throw error;
+          }
+        }
+      } finally {
+        await ocr.end();
+      }
+    }
+    const text = tidy(pageTexts.join('\n'));
+    lang = oneLine(lang, 35) || null;
+    const words = countWords(text, lang);
+    if (words < SCAN_WORDS_PER_PAGE * Math.max(read, 1)) throw new ReaderError('no-text', 'almost no text layer');
     return { title: title || oneLine(text.split('\n', 1)[0], 200), text, lang, words };
   } finally {
     await task.destroy().catch(() => {});
   }
+}
+
+// --- OCR ----------------------------------------------------------------------------------------
+
+let tesseract = null;
+
+/** Loads vendor/tesseract/tesseract.min.js (a classic script that defines `Tesseract`) once. */
+function loadTesseract() {
+  if (!tesseract) {
+    tesseract = new Promise((resolve, reject) => {
+      const script = document.createElement('script');
+      script.src = 'vendor/tesseract/tesseract.min.js';
+      script.onload = () => (typeof globalThis.Tesseract?.createWorker === 'function' ? resolve(globalThis.Tesseract) : reject(new Error('tesseract.js did not load')));
+      script.onerror = () => reject(new Error('tesseract.js did not load'));
+      document.head.append(script);
+    }).catch((error) => {
+      tesseract = null;
+      throw error;
+    });
+  }
+  return tesseract;
+}
+
+/**
+ * An OCR session for one document: `read(canvas)` gives the text Tesseract finds (English and
+ * French), `end()` terminates its worker. Started on the first page that needs it.
+ */
+function ocrSession(deadline) {
+  let worker = null;
+  const vendor = new URL('vendor/tesseract/', location.href).href;
+  return {
+    async read(canvas) {
+      if (performance.now() > deadline) throw new ReaderError('timeout', `no OCR within ${OCR_TIME_MS} ms`);
+      if (!worker) {
+        const { createWorker, OEM } = await loadTesseract();
+        worker = await createWorker(OCR_LANGUAGES, OEM.LSTM_ONLY, {
+          workerPath: `${vendor}worker.min.js`,
+          corePath: `${vendor}tesseract-core-simd-lstm.wasm.js`,
+          langPath: `${vendor}lang`,
+          workerBlobURL: false,
+          cacheMethod: 'none',
+          gzip: true,
+        });
+      }
+      const { data } = await beforeDeadline(worker.recognize(canvas), deadline);
+      return typeof data?.text === 'string' ? data.text : '';
+    },
+    async end() {
+      const ending = worker;
+      worker = null;
+      if (ending) await ending.terminate().catch(() => {});
+    },
+  };
+}
+
+/** `promise`, or 'timeout' at `deadline` (performance.now()'s clock). */
+function beforeDeadline(promise, deadline) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new ReaderError('timeout', `no OCR within ${OCR_TIME_MS} ms`)), Math.max(0, deadline - performance.now()));
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** A canvas of `width` × `height` scaled down to at most MAX_OCR_PIXELS, and the scale used. */
+function ocrCanvas(width, height) {
+  const fit = Math.min(1, Math.sqrt(MAX_OCR_PIXELS / Math.max(1, width * height)));
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.max(1, Math.floor(width * fit));
+  canvas.height = Math.max(1, Math.floor(height * fit));
+  return { canvas, fit };
+}
+
+/** A pdf.js page drawn for OCR (white behind it: a scan's transparent parts read as paper). */
+async function drawnPage(page, deadline) {
+  const full = page.getViewport({ scale: OCR_SCALE });
+  const { canvas, fit } = ocrCanvas(full.width, full.height);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#fff';
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  // 'print': drawn in one go. The 'display' intent paces its work on animation frames, which a
+  // hidden document such as this one never gets.
+  const viewport = page.getViewport({ scale: OCR_SCALE * fit });
+  const task = page.render({ canvas, canvasContext: context, viewport, intent: 'print' });
+  try {
+    await beforeDeadline(task.promise, deadline);
+  } catch (error) {
+    task.cancel();
+    throw error;
+  }
+  return canvas;
+}
+
+/** An image's text, by OCR: its bytes decoded by the browser, drawn at most MAX_OCR_PIXELS. */
+async function imageText(bytes, type) {
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(new Blob([bytes], { type }));
+  } catch {
+    throw new ReaderError('unreadable', 'the image could not be decoded');
+  }
+  const { canvas } = ocrCanvas(bitmap.width, bitmap.height);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#fff';
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  context.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  const ocr = ocrSession(performance.now() + OCR_TIME_MS);
+  let raw;
+  try {
+    raw = await ocr.read(canvas);
+  } finally {
+    await ocr.end();
+  }
+  const text = tidy(raw);
+  const words = countWords(text, null);
+  if (!words) throw new ReaderError('no-text', 'no text in the image');
+  return { title: oneLine(text.split('\n', 1)[0], 200), text, lang: null, words };
 }
 
 // One PDF at a time: pdf.js holds the whole file, and its worker a second copy.
@@ -378,6 +546,13 @@ async function readUrl(url) {
     if (type === 'application/pdf' || type === 'application/octet-stream' || type === '') {
       const bytes = await downloadedBytes(response, MAX_PDF_BYTES, controller.signal);
       const run = pdfQueue.then(() => pdfText(bytes, performance.now() + PDF_TIME_MS, controller.signal));
+      pdfQueue = run.catch(() => {});
+      return await run;
+    }
+    if (/^image\/(png|jpeg|webp|gif|bmp)$/.test(type)) {
+      const bytes = await downloadedBytes(response, MAX_IMAGE_BYTES, controller.signal);
+      clearTimeout(timer);
+      const run = pdfQueue.then(() => imageText(bytes, type));
       pdfQueue = run.catch(() => {});
       return await run;
     }

@@ -126,6 +126,7 @@ export async function offscreenReader(ext) {
   return {
     html: (url, html) => ask('html', url, html),
     pdf: (url) => ask('pdf', url),
+    url: (url) => ask('url', url),
     async close() {
       await ensure();
       await ext.serviceWorker.evaluate(() => globalThis.__hcOffscreen.embedderClose());

@@ -222,3 +222,45 @@ export function scanPdf() {
   }
   return pdfFile(objects);
 }
+
+/** Lines a scan shows: distinctive words OCR must find (a printed page, not a photo). */
+export const SCAN_LINES = Object.freeze([
+  'Minutes of the lighthouse committee',
+  'The keeper logged forty seven ships in October',
+  'A new brass lantern arrives from Plymouth',
+]);
+
+/**
+ * A scanned page as a browser draws it: `lines` in black on white, `width` × `height` pixels (a
+ * letter page at about 200 dpi), encoded as `type` ('image/jpeg' for a scanner's PDF, 'image/png'
+ * for an image on the web). Drawn by `page` (any page of the test's browser: a canvas and its
+ * fonts), returned as bytes.
+ */
+export async function scanImage(page, { lines = SCAN_LINES, type = 'image/jpeg', width = 1700, height = 2200 } = {}) {
+  const base64 = await page.evaluate(({ lines, type, width, height }) => {
+    const canvas = document.createElement('canvas');
+    canvas.width = width;
+    canvas.height = height;
+    const context = canvas.getContext('2d');
+    context.fillStyle = '#fff';
+    context.fillRect(0, 0, width, height);
+    context.fillStyle = '#000';
+    context.font = '56px serif';
+    lines.forEach((line, i) => context.fillText(line, 150, 300 + i * 110));
+    return canvas.toDataURL(type, 0.92).split(',')[1];
+  }, { lines, type, width, height });
+  return { bytes: Buffer.from(base64, 'base64'), width, height };
+}
+
+/** A one-page PDF holding only `jpeg` (a scanImage in 'image/jpeg') over its whole page: a scan. */
+export function scannedPdf({ bytes, width, height }) {
+  const image = `<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length ${bytes.length} >>\nstream\n${bytes.toString('latin1')}\nendstream`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [4 0 R] /Count 1 >>',
+    image,
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im1 3 0 R >> >> /Contents 5 0 R >>',
+    stream('q 612 0 0 792 0 0 cm /Im1 Do Q'),
+  ];
+  return pdfFile(objects);
+}
