@@ -135,26 +135,40 @@ function webAddress(url) {
   return parsed;
 }
 
-// --- HTML ---------------------------------------------------------------------------------------
+const classicScripts = new Map();
 
-let readability = null;
-
-/** Loads vendor/Readability.js (a classic script that defines `Readability`) once. */
-function loadReadability() {
-  if (!readability) {
-    readability = new Promise((resolve, reject) => {
+/**
+ * Loads a vendor classic script (`src`, under the document's own address) once and resolves with
+ * what it defines (`defined()`: the global, or null when it did not define it); a failed load is
+ * tried again by the next call.
+ */
+function loadClassicScript(src, defined) {
+  let loading = classicScripts.get(src);
+  if (!loading) {
+    loading = new Promise((resolve, reject) => {
       const script = document.createElement('script');
-      script.src = 'vendor/Readability.js';
-      script.onload = () => (typeof globalThis.Readability === 'function' ? resolve(globalThis.Readability) : reject(new Error('Readability did not load')));
-      script.onerror = () => reject(new Error('Readability did not load'));
+      script.src = src;
+      script.onload = () => {
+        const value = defined();
+        if (value) resolve(value);
+        else reject(new Error(`${src} did not load`));
+      };
+      script.onerror = () => reject(new Error(`${src} did not load`));
       document.head.append(script);
     }).catch((error) => {
-      readability = null;
+      classicScripts.delete(src);
       throw error;
     });
+    classicScripts.set(src, loading);
   }
-  return readability;
+  return loading;
 }
+
+// --- HTML ---------------------------------------------------------------------------------------
+
+/** Readability, loaded on the first page read. */
+const loadReadability = () => loadClassicScript('vendor/Readability.js', () =>
+  (typeof globalThis.Readability === 'function' ? globalThis.Readability : null));
 
 async function readHtml(url, html) {
   const address = webAddress(url);
@@ -390,24 +404,9 @@ async function pdfText(bytes, deadline, signal) {
 
 // --- OCR ----------------------------------------------------------------------------------------
 
-let tesseract = null;
-
-/** Loads vendor/tesseract/tesseract.min.js (a classic script that defines `Tesseract`) once. */
-function loadTesseract() {
-  if (!tesseract) {
-    tesseract = new Promise((resolve, reject) => {
-      const script = document.createElement('script');
-      script.src = 'vendor/tesseract/tesseract.min.js';
-      script.onload = () => (typeof globalThis.Tesseract?.createWorker === 'function' ? resolve(globalThis.Tesseract) : reject(new Error('tesseract.js did not load')));
-      script.onerror = () => reject(new Error('tesseract.js did not load'));
-      document.head.append(script);
-    }).catch((error) => {
-      tesseract = null;
-      throw error;
-    });
-  }
-  return tesseract;
-}
+/** tesseract.js, loaded on the first scan or image read. */
+const loadTesseract = () => loadClassicScript('vendor/tesseract/tesseract.min.js', () =>
+  (typeof globalThis.Tesseract?.createWorker === 'function' ? globalThis.Tesseract : null));
 
 /**
  * An OCR session for one document: `read(canvas)` gives the text Tesseract finds (English and

@@ -31,7 +31,7 @@ use history_chat_core::settings::Settings;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
-use crate::{index_host, local_search, settings_host};
+use crate::{index_host, local_search, places_host, settings_host};
 
 thread_local! {
     static ASKS: RefCell<Asks> = RefCell::new(Asks::default());
@@ -269,7 +269,11 @@ async fn run(search: Search, engine: Engine, settings: Settings, model: impl Lan
         }
     })
     .await;
-    let turn = Turn::from_ai(at_ms, &question, period, engine, settings.depth, answer);
+    let mut turn = Turn::from_ai(at_ms, &question, period, engine, settings.depth, answer);
+    // The pages picked that are bookmarked or open in a tab say so, as a local answer's do.
+    for picked in &mut turn.results {
+        places_host::mark_pages(std::slice::from_mut(&mut picked.page));
+    }
     if engine == Engine::OnDevice && turn.model_unavailable() {
         // The session died or the model went away: the next question starts a new one.
         DEVICE.with(OnDevice::close);

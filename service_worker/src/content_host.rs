@@ -14,11 +14,13 @@
 //!   address or text.
 //! - **Searching** ([`search`]): the question's words and its vector (the one topic search made,
 //!   [`crate::semantic_host::question_vector`]) against the passages; the pages come from the
-//!   lexical index (a page it no longer holds is never shown), of the period only, each with the
-//!   passage that matched: cut from the text the store holds, else from the page's record, the
-//!   shown pages' records read in one transaction (a record that cannot be read: no passage).
+//!   lexical index (a page it no longer holds is never shown), of the period only, or else from
+//!   the bookmarks (a page bookmarked now, whatever its age), each with the passage that matched:
+//!   cut from the text the store holds, else from the page's record, the shown pages' records read
+//!   in one transaction (a record that cannot be read: no passage).
 //! - **Removals** come from the lexical index ([`removed`], the dispatcher's `PagesRemoved`):
-//!   whatever leaves it leaves the content store too.
+//!   whatever leaves it leaves the content store too. A page outside the history is kept only
+//!   while it is bookmarked ([`unbookmarked`], [`keep_bookmarked`]).
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -258,19 +260,8 @@ pub fn history_listed() {
 /// These pages are no longer bookmarked: the content of those outside the history goes (once
 /// the whole history is known; until then the next [`keep_bookmarked`] sees to them).
 pub fn unbookmarked(urls: Vec<String>) {
-    if !LISTED.get() {
-        return;
-    }
-    let in_history: HashSet<String> = index_host::pages_of(urls.iter().cloned())
-        .into_iter()
-        .map(|page| page.url)
-        .collect();
-    let gone: Vec<String> = urls
-        .into_iter()
-        .filter(|url| !in_history.contains(url) && holds(url))
-        .collect();
-    if !gone.is_empty() {
-        feed(Event::Removed(Removal::Urls(gone)));
+    if LISTED.get() {
+        forget_outside_history(urls.into_iter().filter(|url| holds(url)).collect(), |_| false);
     }
 }
 
@@ -293,13 +284,18 @@ fn sweep() {
     let Some(bookmarked) = KEEP.take() else {
         return;
     };
-    let in_history: HashSet<String> = index_host::pages_of(held.iter().cloned())
+    forget_outside_history(held, |url| bookmarked.contains(url));
+}
+
+/// Forgets the content of those of `urls` the lexical index does not hold, but those `kept`.
+fn forget_outside_history(urls: Vec<String>, kept: impl Fn(&str) -> bool) {
+    let in_history: HashSet<String> = index_host::pages_of(urls.iter().cloned())
         .into_iter()
         .map(|page| page.url)
         .collect();
-    let gone: Vec<String> = held
+    let gone: Vec<String> = urls
         .into_iter()
-        .filter(|url| !in_history.contains(url) && !bookmarked.contains(url))
+        .filter(|url| !in_history.contains(url) && !kept(url))
         .collect();
     if !gone.is_empty() {
         feed(Event::Removed(Removal::Urls(gone)));

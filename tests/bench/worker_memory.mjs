@@ -44,6 +44,7 @@ import { largeHistory } from '../e2e/support/fixtures.mjs';
 import { askWorker, stopServiceWorker, waitForIndex, waitForSnapshot } from '../e2e/support/live.mjs';
 import { waitUntil } from '../e2e/support/settle.mjs';
 import { fmt, report, table, verdict } from './lib.mjs';
+import { connectBrowser, extensionProcess, residentOf } from './process_memory.mjs';
 
 const RECORDS = process.argv[2];
 if (!RECORDS) throw new Error('usage: node --experimental-websocket tests/bench/worker_memory.mjs <records file>');
@@ -70,66 +71,6 @@ function readRecords(file) {
     at += 4 + length;
   }
   return records;
-}
-
-/** A DevTools protocol client on the browser's endpoint, with flattened target sessions. */
-async function connectBrowser(profileDir) {
-  const [port, browserPath] = readFileSync(path.join(profileDir, 'DevToolsActivePort'), 'utf8').split('\n');
-  const ws = new WebSocket(`ws://127.0.0.1:${port.trim()}${browserPath.trim()}`);
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = () => reject(new Error('cannot connect to the browser\'s DevTools endpoint'));
-  });
-  let next = 0;
-  const pending = new Map();
-  ws.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    const waiting = message.id != null && pending.get(message.id);
-    if (!waiting) return;
-    pending.delete(message.id);
-    if (message.error) waiting.reject(new Error(`${waiting.method}: ${message.error.message}`));
-    else waiting.resolve(message.result);
-  };
-  const send = (method, params = {}, sessionId) =>
-    new Promise((resolve, reject) => {
-      const id = ++next;
-      pending.set(id, { resolve, reject, method });
-      ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
-    });
-  return { send, close: () => ws.close() };
-}
-
-/** Pids of the browser's processes of `type` (SystemInfo.getProcessInfo). */
-async function processIds(cdp, type) {
-  const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
-  return processInfo.filter((p) => p.type === type).map((p) => p.id);
-}
-
-const cmdline = (pid) => {
-  try {
-    // Chromium's zygote children rewrite their command line as one string: split on spaces too.
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
-  } catch {
-    return [];
-  }
-};
-
-/** The browser's extension renderer (where the extension's worker and pages run), or null. */
-async function extensionProcess(cdp) {
-  const pids = (await processIds(cdp, 'renderer')).filter((pid) => cmdline(pid).includes('--extension-process'));
-  if (pids.length > 1) throw new Error(`more than one extension renderer: ${pids.join(', ')}`);
-  return pids[0] ?? null;
-}
-
-/** Resident memory of a process, bytes: VmRSS, RssAnon (/proc/pid/status), Pss (smaps_rollup). */
-function residentOf(pid) {
-  const field = (text, name) => {
-    const m = text.match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'));
-    return m ? Number(m[1]) * 1024 : NaN;
-  };
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-  return { rss: field(status, 'VmRSS'), anon: field(status, 'RssAnon'), pss: field(rollup, 'Pss') };
 }
 
 /** The worker's wasm memories and JS heap, on its own DevTools session. */

@@ -9,6 +9,7 @@
 // with mode "gemini".
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { grantBookmarks } from './support/browser_access.mjs';
 import { DAY, MINUTE, TEN_DAYS_AGO_PAGE, demoHistory, largeHistory, cleanForTest, isExcludedHref } from './support/fixtures.mjs';
 import { SEL, openPopup, openPopupMeasured, logEntries, alertText } from './support/popup.mjs';
 import {
@@ -41,7 +42,8 @@ import {
   dumpExtensionStorage,
   entriesForCandidate,
 } from './support/ai.mjs';
-import { LIMIT_MS, POPUP_STARTUP, flushEvents, gate, trackChromeCalls, waitForSettled, checkedBelow, failedWaiting } from './support/settle.mjs';
+import { LIMIT_MS, POPUP_STARTUP, flushEvents, gate, trackChromeCalls, waitForSettled, checkedBelow, failedWaiting, waitUntil } from './support/settle.mjs';
+import { askWorker } from './support/live.mjs';
 
 const Q = 'recursive cte postgresql';
 const PERIOD_MS = 7 * DAY; // the default period
@@ -464,6 +466,26 @@ test('AI: the period applies: a page visited 10 days ago is a candidate with "30
     assert.ok(hrefs.includes(TEN_DAYS_AGO_PAGE.url), `the 10-day-old page is a candidate: ${hrefs.join(', ')}`);
     assert.equal(turn.results[0]?.href, TEN_DAYS_AGO_PAGE.url, describeAiTurn(turn));
     assert.ok(turn.results[0].reason, 'with its reason');
+  });
+});
+
+test('AI: a picked page that is bookmarked says so, as a local answer\'s row does', SLOW, async () => {
+  const history = demoHistory(Date.now());
+  await withAi({ history, pastGrants: ['bookmarks'] }, async ({ ext, popup }) => {
+    await grantBookmarks(ext);
+    await popup.evaluate((url) => chrome.bookmarks.create({ url, title: 'Starter help' }), TEN_DAYS_AGO_PAGE.url);
+    // The worker holds the bookmark (its places search answers once the bookmarks are read).
+    await waitUntil(async () => {
+      const answer = await askWorker(popup, { type: 'places', query: 'starter help', limit: 5 });
+      return answer?.pages?.some((page) => page.url === TEN_DAYS_AGO_PAGE.url);
+    }, 'the bookmark held by the worker');
+    const turn = await askAi(popup, 'sourdough starter', { period: '30d' });
+    const picked = turn.results.find((r) => r.href === TEN_DAYS_AGO_PAGE.url);
+    assert.ok(picked, describeAiTurn(turn));
+    assert.deepEqual(picked.sources, ['Bookmark in Other bookmarks'], describeAiTurn(turn));
+    assert.ok(picked.reason, 'with its reason');
+    const others = turn.results.filter((r) => r.href !== TEN_DAYS_AGO_PAGE.url);
+    assert.ok(others.every((r) => r.sources.length === 0), `only the bookmarked page is marked: ${JSON.stringify(others)}`);
   });
 });
 

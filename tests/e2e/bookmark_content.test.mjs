@@ -18,7 +18,8 @@ import { grantContentAccess } from './support/content_access.mjs';
 import { grantBookmarks } from './support/browser_access.mjs';
 import { contentPages, startContentSite } from './support/content_site.mjs';
 import { SEL, ask, hrefs, openPopup } from './support/popup.mjs';
-import { LIMIT_MS, flushEvents, waitUntil } from './support/settle.mjs';
+import { LIMIT_MS, flushEvents } from './support/settle.mjs';
+import { catchUpOver, turnReadingOn } from './support/catch_up.mjs';
 
 const EXCLUDED = 'www.saltandsimmer.com';
 const IDS = ['qs-rate-limits', 'bt-rainwater', 'ss-sourdough', 'bt-underfloor'];
@@ -30,22 +31,6 @@ describe('the bookmarked pages\' content', { timeout: 600_000 }, () => {
   const byId = new Map(contentPages().map((page) => [page.id, page]));
   const [rateLimits, rainwater, sourdough, underfloor] = IDS.map((id) => byId.get(id));
 
-  const send = (message) => popup.evaluate((message) => chrome.runtime.sendMessage(message), message);
-  const contentState = async () => (await send({ type: 'contentState' }))?.content?.state;
-  /** Waits until the content's state satisfies `done` with no download out and the store settled. */
-  const settledWhen = async (done, what) => {
-    let state;
-    await waitUntil(
-      async () => {
-        state = await contentState();
-        const run = state?.catchUp;
-        return Boolean(run && !run.running && run.out === 0 && !['loading', 'reading'].includes(state.progress.status) && done(state));
-      },
-      what,
-      { timeout: 300_000, describe: () => JSON.stringify(state) },
-    );
-    return state;
-  };
   const bookmark = (page) => popup.evaluate(({ url, title }) => chrome.bookmarks.create({ url, title }).then((node) => node.id), page);
   /** The result rows of the newest turn: link, source labels, actions. */
   const rows = () => popup.evaluate((sel) => {
@@ -65,11 +50,7 @@ describe('the bookmarked pages\' content', { timeout: 600_000 }, () => {
     popup = await openPopup(ext);
     // Bookmarked before reading is on: nothing is read until asked.
     for (const page of [rateLimits, rainwater, sourdough]) await bookmark(page);
-    await popup.evaluate(async (excluded) => {
-      const { settings } = await chrome.storage.sync.get('settings');
-      await chrome.storage.sync.set({ settings: { ...settings, readContent: true, excludedSites: [excluded] } });
-    }, EXCLUDED);
-    await send({ type: 'setContent', enabled: true });
+    await turnReadingOn(popup, { excludedSites: [EXCLUDED] });
   });
 
   after(async () => {
@@ -91,7 +72,7 @@ describe('the bookmarked pages\' content', { timeout: 600_000 }, () => {
     assert.ok(line.includes(rateLimits.host) && line.includes(rainwater.host) && !line.includes(EXCLUDED), line);
     assert.equal(site.requests.length, 0, 'a plan asks nothing of the sites');
     await plan.getByRole('button', { name: 'Start' }).click();
-    const state = await settledWhen((s) => s.catchUp.read === 2, 'the bookmarked pages read');
+    const state = await catchUpOver(popup, 'the bookmarked pages read', (s) => s.catchUp.read === 2);
     assert.deepEqual(state.catchUp.reach, 'bookmarks');
     assert.equal(state.catchUp.total, 2);
     assert.equal(state.progress.pages, 2, 'both pages kept');
@@ -118,13 +99,13 @@ describe('the bookmarked pages\' content', { timeout: 600_000 }, () => {
   test('a bookmark added is read without asking; removed, its page\'s content goes', async () => {
     const before = site.requests.length;
     const id = await bookmark(underfloor);
-    let state = await settledWhen((s) => s.progress.pages === 3, 'the page of the bookmark just added read');
+    let state = await catchUpOver(popup, 'the page of the bookmark just added read', (s) => s.progress.pages === 3);
     assert.deepEqual(site.requests.slice(before).map((r) => `${r.host}${r.path}`), [`${underfloor.host}${underfloor.path}`]);
     const question = 'how long was the longest underfloor heating loop in the extension';
     assert.ok(hrefs(await ask(popup, question)).includes(underfloor.url), 'found by what it said');
 
     await popup.evaluate((id) => chrome.bookmarks.remove(id), id);
-    state = await settledWhen((s) => s.progress.pages === 2, 'the removed bookmark\'s content gone');
+    state = await catchUpOver(popup, 'the removed bookmark\'s content gone', (s) => s.progress.pages === 2);
     assert.equal(state.progress.pages, 2);
     assert.ok(!hrefs(await ask(popup, question)).includes(underfloor.url), 'no longer found');
   });
@@ -134,7 +115,7 @@ describe('the bookmarked pages\' content', { timeout: 600_000 }, () => {
     await options.locator('input[type="checkbox"][aria-label="Search my bookmarks"]').click();
     await options.locator('[role="status"]', { hasText: 'Your bookmarks are no longer searched' }).waitFor({ timeout: LIMIT_MS });
     await options.close();
-    const state = await settledWhen((s) => s.progress.pages === 0, 'the bookmarked pages\' content gone');
+    const state = await catchUpOver(popup, 'the bookmarked pages\' content gone', (s) => s.progress.pages === 0);
     assert.equal(state.progress.pages, 0);
     const stored = await ext.serviceWorker.evaluate(() => new Promise((resolve, reject) => {
       const open = indexedDB.open('history-chat');

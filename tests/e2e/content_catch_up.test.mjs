@@ -13,7 +13,8 @@ import { launchExtension } from './support/launch.mjs';
 import { grantContentAccess } from './support/content_access.mjs';
 import { contentHistory, contentPages, startContentSite } from './support/content_site.mjs';
 import { ask, hrefs, openPopup } from './support/popup.mjs';
-import { flushEvents, waitUntil } from './support/settle.mjs';
+import { flushEvents } from './support/settle.mjs';
+import { catchUpOver, turnReadingOn } from './support/catch_up.mjs';
 
 const EXCLUDED = 'www.saltandsimmer.com';
 const IDS = [
@@ -34,32 +35,12 @@ describe('the catch-up: pages visited before, read again from their sites', { ti
   const within = (days) => pages.filter((p) => p.host !== EXCLUDED && p.visitOffsetMin < days * 1440);
 
   const send = (message) => popup.evaluate((message) => chrome.runtime.sendMessage(message), message);
-  const contentState = async () => (await send({ type: 'contentState' }))?.content?.state;
-  /** Waits until the catch-up is over (not running, no download out) and the store settled; returns the content state. */
-  const catchUpOver = async (what) => {
-    let state;
-    await waitUntil(
-      async () => {
-        state = await contentState();
-        const run = state?.catchUp;
-        return run && !run.running && run.out === 0 && !['loading', 'reading'].includes(state.progress.status);
-      },
-      what,
-      { timeout: 300_000, describe: () => JSON.stringify(state) },
-    );
-    return state;
-  };
-
   before(async () => {
     site = await startContentSite({ pages });
     ext = await launchExtension({ history: contentHistory(pages), args: site.browserArgs });
     await grantContentAccess(ext);
     popup = await openPopup(ext);
-    await popup.evaluate(async (excluded) => {
-      const { settings } = await chrome.storage.sync.get('settings');
-      await chrome.storage.sync.set({ settings: { ...settings, readContent: true, excludedSites: [excluded] } });
-    }, EXCLUDED);
-    await send({ type: 'setContent', enabled: true });
+    await turnReadingOn(popup, { excludedSites: [EXCLUDED] });
   });
 
   after(async () => {
@@ -86,7 +67,7 @@ describe('the catch-up: pages visited before, read again from their sites', { ti
 
   test('the run asks exactly those pages, without cookies, at most two at a time, and they are found by what they said', async () => {
     await send({ type: 'catchUp', reach: { days: 7 } });
-    const state = await catchUpOver('the 7-day catch-up over');
+    const state = await catchUpOver(popup, 'the 7-day catch-up over');
     const expected = within(7);
     assert.equal(state.catchUp.total, expected.length);
     assert.equal(state.catchUp.read + state.catchUp.skipped + state.catchUp.failed, expected.length, 'every page done');
@@ -116,7 +97,7 @@ describe('the catch-up: pages visited before, read again from their sites', { ti
     assert.equal(plan.pages, within(30).filter((p) => !readAlready.has(p)).length, 'the pages read already are not planned again');
     await send({ type: 'catchUp', reach: { days: 30 } });
     await send({ type: 'cancelCatchUp' });
-    const state = await catchUpOver('the cancelled run over');
+    const state = await catchUpOver(popup, 'the cancelled run over');
     const asked = site.requests.length - before;
     assert.ok(asked <= 2, `at most the two downloads out when it was cancelled: ${asked}`);
     assert.equal(state.catchUp.read + state.catchUp.skipped + state.catchUp.failed, asked, 'each download out ended and was counted');

@@ -54,8 +54,8 @@ export async function readSettings(page) {
  * Launch with a seeded history, the Gemini stand-in, and (unless key: null) a key in settings.
  * Returns {ext, gemini}; the settings page used to write is closed.
  */
-export async function launchAi({ history, key = TEST_KEY, depth, model, provider, viewport } = {}) {
-  const ext = await launchExtension({ history, viewport });
+export async function launchAi({ history, key = TEST_KEY, depth, model, provider, viewport, pastGrants } = {}) {
+  const ext = await launchExtension({ history, viewport, pastGrants });
   try {
     const gemini = await installGemini(ext.context);
     const page = await ext.context.newPage();
@@ -156,6 +156,7 @@ export async function readAiTurns(page) {
           href: a?.getAttribute('href') ?? null,
           title: a?.querySelector('span.title')?.textContent?.trim() ?? null,
           reason: reasons[0]?.textContent?.trim() ?? null,
+          sources: [...li.querySelectorAll('.sources .source')].map((source) => source.textContent.trim()),
         };
       });
       const details = turn.querySelector('details.keywords');
