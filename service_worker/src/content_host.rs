@@ -261,7 +261,9 @@ pub fn history_listed() {
 /// the whole history is known; until then the next [`keep_bookmarked`] sees to them).
 pub fn unbookmarked(urls: Vec<String>) {
     if LISTED.get() {
-        forget_outside_history(urls.into_iter().filter(|url| holds(url)).collect(), |_| false);
+        forget_outside_history(urls.into_iter().filter(|url| holds(url)).collect(), |_| {
+            false
+        });
     }
 }
 

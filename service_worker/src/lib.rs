@@ -196,7 +196,12 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
             query,
             start_ms,
             limit,
-        }) => content_host::search(&query, start_ms, limit, places_host::bookmark_pages).await,
+        }) => {
+            let mut found =
+                content_host::search(&query, start_ms, limit, places_host::bookmark_pages).await;
+            places_host::words_found(&query, &mut found);
+            found
+        }
         Ok(Request::Places { query, limit }) => places_host::search(&query, limit).await,
         Ok(Request::ContentState) => catch_up::state().await,
         Ok(Request::SetContent { enabled }) => {
@@ -218,7 +223,11 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
             query,
             start_ms,
             limit,
-        }) => semantic_host::understand(&query, start_ms, limit).await,
+        }) => {
+            let mut understood = semantic_host::understand(&query, start_ms, limit).await;
+            places_host::words_found(&query, &mut understood);
+            understood
+        }
         Ok(Request::SemanticState) => semantic_host::state(),
         Ok(Request::SetSemantic { enabled }) => semantic_host::set_enabled(enabled),
         Ok(Request::Remove { url }) => index_host::remove(url).await,

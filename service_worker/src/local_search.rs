@@ -156,7 +156,10 @@ impl RankedSource for TopicSearch {
 
     fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
         Box::pin(async move {
-            match semantic_host::understand(query.question, query.start_ms, query.limit).await {
+            let mut understood =
+                semantic_host::understand(query.question, query.start_ms, query.limit).await;
+            places_host::words_found(query.question, &mut understood);
+            match understood {
                 Response::Understood { pages, words, .. } => Ranked::topics(pages, words),
                 _ => Ranked::none(),
             }
@@ -175,9 +178,10 @@ impl RankedSource for ContentSearch {
     fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
         Box::pin(async move {
             let bookmarked = places_host::bookmark_pages;
-            match content_host::search(query.question, query.start_ms, query.limit, bookmarked)
-                .await
-            {
+            let mut found =
+                content_host::search(query.question, query.start_ms, query.limit, bookmarked).await;
+            places_host::words_found(query.question, &mut found);
+            match found {
                 Response::ContentFound { pages, words } => Ranked::content(pages, words),
                 _ => Ranked::none(),
             }

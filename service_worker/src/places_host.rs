@@ -27,6 +27,7 @@ use history_chat_core::messages::Response;
 use history_chat_core::origin::Origin;
 use history_chat_core::places::host::Places;
 use history_chat_core::retrieval::fusion;
+use history_chat_core::semantic::Words;
 use history_chat_core::settings::KnownSettings;
 use wasm_bindgen_futures::spawn_local;
 
@@ -193,6 +194,21 @@ pub fn fuse_into(query: &str, limit: usize, response: Response) -> Response {
         pages,
         indexing,
         places: true,
+    }
+}
+
+/// A topic or content answer whose words found no page of the history says they did when a
+/// bookmark or open tab held now matches every word of `query` (its source and `site:` terms
+/// read): that page is in the words' answer, which then leads, as a page of the history matching
+/// every word would (`Placement::of_topics`). No wait: what is held now.
+pub fn words_found(query: &str, response: &mut Response) {
+    if let Response::Understood { words, .. } | Response::ContentFound { words, .. } = response
+        && *words == Words::Missed
+        && EXCLUSIONS_KNOWN.get()
+        && settled()
+        && PLACES.with_borrow_mut(|places| !places.search(query, 1).is_empty())
+    {
+        *words = Words::Found;
     }
 }
 

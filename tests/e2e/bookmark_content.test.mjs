@@ -9,8 +9,9 @@
 // Covered: the plan names the bookmarked pages (an excluded site's left out) and the run asks
 // exactly those, without cookies; a page read is found by a fact deep in its text, as a bookmark
 // (its label, no "Remove from history"), whatever the period; `tab:` alone does not search it; a
-// bookmark added is read without asking; a bookmark removed takes its page's content with it; the
-// switch off deletes what was read of pages that are only bookmarked.
+// bookmark added is read without asking; a bookmark removed takes its page's content with it; a
+// bookmark whose title holds every word asked leads the pages found by what they said; the switch
+// off deletes what was read of pages that are only bookmarked.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
@@ -19,7 +20,7 @@ import { grantBookmarks } from './support/browser_access.mjs';
 import { contentPages, startContentSite } from './support/content_site.mjs';
 import { SEL, ask, hrefs, openPopup } from './support/popup.mjs';
 import { LIMIT_MS, flushEvents } from './support/settle.mjs';
-import { catchUpOver, turnReadingOn } from './support/catch_up.mjs';
+import { catchUpOver, contentState, turnReadingOn } from './support/catch_up.mjs';
 
 const EXCLUDED = 'www.saltandsimmer.com';
 const IDS = ['qs-rate-limits', 'bt-rainwater', 'ss-sourdough', 'bt-underfloor'];
@@ -108,6 +109,18 @@ describe('the bookmarked pages\' content', { timeout: 600_000 }, () => {
     state = await catchUpOver(popup, 'the removed bookmark\'s content gone', (s) => s.progress.pages === 2);
     assert.equal(state.progress.pages, 2);
     assert.ok(!hrefs(await ask(popup, question)).includes(underfloor.url), 'no longer found');
+  });
+
+  test('a bookmark whose title holds every word asked comes before pages found only by what they said', async () => {
+    // Its page is never read (the site does not serve it): it is found by its title alone.
+    const cheatsheet = `https://${rateLimits.host}/never-served`;
+    const before = (await contentState(popup)).catchUp.failed;
+    await popup.evaluate((url) => chrome.bookmarks.create({ url, title: 'Quillstack rate limits cheatsheet' }), cheatsheet);
+    await catchUpOver(popup, 'the download of the bookmark just added ended', (s) => s.catchUp.failed === before + 1);
+    const answer = await ask(popup, 'rate limits cheatsheet');
+    assert.ok(hrefs(answer).includes(rateLimits.url), `the page that said it is found too: ${JSON.stringify(hrefs(answer))}`);
+    assert.equal(hrefs(answer)[0], cheatsheet, `the words found a bookmark: theirs leads: ${JSON.stringify(hrefs(answer))}`);
+    await popup.evaluate((url) => chrome.bookmarks.search({ url }).then(([node]) => chrome.bookmarks.remove(node.id)), cheatsheet);
   });
 
   test('the bookmarks\' switch off deletes what was read of pages that are only bookmarked', async () => {
