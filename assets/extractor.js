@@ -314,6 +314,10 @@ async function pdfText(bytes, deadline, signal) {
     enableXfa: false,
     stopAtErrors: false,
     verbosity: 0,
+    // Images decoded to plain pixels, not to bitmaps in memory shared with the browser: a scanned
+    // page drawn for OCR left its 15 MB bitmap behind, for every PDF (measured over 50).
+    isImageDecoderSupported: false,
+    isOffscreenCanvasSupported: false,
   });
   const late = () => {
     if (performance.now() > deadline) throw new ReaderError('timeout', `no answer within ${PDF_TIME_MS} ms`);

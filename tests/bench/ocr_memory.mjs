@@ -50,11 +50,20 @@ try {
     if (answer.error || !answer.text.includes(`number ${n}`)) throw new Error(`scan ${n} was not read: ${JSON.stringify(answer)}`);
     if (MEASURED.has(n)) {
       const pid = await extensionProcess(cdp);
-      const { anon, pss } = residentOf(pid);
-      rows.push({ n, threads: threadsOf(pid), anon, pss });
-      log(`${n} read: ${threadsOf(pid)} threads, RssAnon ${MB(anon)} MB`);
+      rows.push({ n, threads: threadsOf(pid), ...residentOf(pid) });
+      log(`${n} read: ${threadsOf(pid)} threads, RssAnon ${MB(rows.at(-1).anon)} MB, RssShmem ${MB(rows.at(-1).shmem)} MB`);
     }
   }
+  // Then a garbage collection of the offscreen document: what is left once its garbage is gone.
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  const offscreen = targetInfos.filter((t) => t.url.endsWith('/embedder.html'));
+  for (const target of offscreen) {
+    const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+    await cdp.send('HeapProfiler.collectGarbage', {}, sessionId);
+    await cdp.send('Target.detachFromTarget', { sessionId });
+  }
+  const pid = await extensionProcess(cdp);
+  rows.push({ n: `${PDFS}, after a garbage collection of the offscreen document (${offscreen.length} found)`, threads: threadsOf(pid), ...residentOf(pid) });
   const first = rows[0];
   const last = rows.at(-1);
   const after10 = rows.find((r) => r.n === 10) ?? first;
@@ -62,9 +71,9 @@ try {
     `${PDFS} one-page scans read by OCR one after the other in the real extension's offscreen document; ` +
       `the extension's renderer process after each of the PDFs named. A scan read in ${fmt(median(took) / 1000, 1)} s median ` +
       `(${fmt(Math.max(...took) / 1000, 1)} s at most), from the request to the text.`,
-    table(['PDFs read', 'threads', 'RssAnon (MB)', 'Pss (MB)'], rows.map((r) => [r.n, r.threads, MB(r.anon), MB(r.pss)])),
-    `Threads after the last: ${last.threads}, after the first: ${first.threads}. RssAnon from the 10th to the ${PDFS}th: ` +
-      `${MB(after10.anon)} → ${MB(last.anon)} MB (${last.anon >= after10.anon ? '+' : ''}${MB(last.anon - after10.anon)} MB).`,
+    table(['PDFs read', 'threads', 'RssAnon (MB)', 'RssShmem (MB)', 'Pss (MB)'], rows.map((r) => [r.n, r.threads, MB(r.anon), MB(r.shmem), MB(r.pss)])),
+    `Threads at the end: ${last.threads}, after the first: ${first.threads}. RssAnon from the 10th to the end: ` +
+      `${MB(after10.anon)} → ${MB(last.anon)} MB; RssShmem ${MB(after10.shmem)} → ${MB(last.shmem)} MB.`,
   ]);
 } finally {
   cdp?.close();

@@ -28,8 +28,10 @@
 // box has focus (openAndAsk): ms from navigation start to the first as-you-type answer, and to
 // the box's focus (the page itself up: what the browser takes before the extension's worker is
 // asked anything).
-// Bookmark added: 20 times, chrome.bookmarks.create from an extension page, then the worker asked
-// (Request::Places) until it finds it: ms from the create's call to the first answer holding it.
+// Bookmark added: 20 times in the open popup, chrome.bookmarks.create, then the bookmark's words
+// put in the search box at once (one input): ms from the create's call to its row drawn in the
+// as-you-type list (what the user meets). Beside it, a component's figure: 20 times from an
+// extension page, the worker asked (Request::Places) until it finds it.
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { launchExtension } from '../e2e/support/launch.mjs';
@@ -163,6 +165,27 @@ async function addedMs(options, n) {
   }, n);
 }
 
+/**
+ * A bookmark added while the popup is open, then its words put in the box (one input, as a paste):
+ * ms from the create's call to the as-you-type list showing its row, drawn — what the user meets.
+ */
+async function addedInPopupMs(popup, n) {
+  const url = `https://added-in-popup.example/${n}`;
+  await popup.locator(SEL.search).fill('');
+  await popup.waitForFunction((live) => !document.querySelector(live), LIVE, { timeout: LIMIT_MS });
+  const started = await popup.evaluate(async ({ url, n }) => {
+    const at = performance.now();
+    await chrome.bookmarks.create({ parentId: '1', title: `Kilimanjaro trail permit ${n}`, url });
+    return at;
+  }, { url, n });
+  await popup.locator(SEL.search).fill(`kilimanjaro permit ${n}`);
+  const drawn = await popup.waitForFunction(({ live, url }) => {
+    const row = document.querySelector(`${live} a[href="${url}"]`);
+    return row ? performance.now() : null;
+  }, { live: LIVE, url }, { timeout: LIMIT_MS, polling: 'raf' });
+  return (await drawn.jsonValue()) - started;
+}
+
 const server = createServer((request, response) => {
   response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
   response.end(servedPage(request.url));
@@ -197,6 +220,10 @@ try {
   const on = setups.find((s) => s.name === 'on');
   const added = [];
   for (let n = 0; n < 20; n++) added.push(await addedMs(on.options, n));
+  const popup = await instrumentedPopup(on.ext);
+  const addedInPopup = [];
+  for (let n = 0; n < 20; n++) addedInPopup.push(await addedInPopupMs(popup, n));
+  await popup.close();
 
   const base = setups.find((s) => s.name === 'today') ?? setups.find((s) => s.name === 'off');
   const p95 = (values) => percentile(values, 0.95);
@@ -213,14 +240,14 @@ try {
     `${ENTRIES.toLocaleString('en')} history entries; topic search ${TOPICS ? 'on, as installed' : 'off'}; phrases ${PHRASES.map((p) => `"${p}"`).join(', ')}; ${ROUNDS} rounds, setups alternated.`,
     table(['setup', 'keystrokes', 'first change p50 / p95 (ms)', 'settled p50 / p95 (ms)', 'settled p95 vs ' + base.name, 'no change before the next key'], rows),
     table(['setup', 'first answer after a worker restart (ms, each round)', 'median', 'the box focused (ms, each round)', 'median'], setups.map((s) => [s.name, s.restarts.map((ms) => fmt(ms, 0)).join(', '), fmt(percentile(s.restarts, 0.5), 0), s.focus.map((ms) => fmt(ms, 0)).join(', '), fmt(percentile(s.focus, 0.5), 0)])),
-    table(['a bookmark added → found by the worker (20)', 'ms'], [
-      ['p50', fmt(percentile(added, 0.5))],
-      ['p95', fmt(p95(added))],
-      ['max', fmt(Math.max(...added))],
+    table(['a bookmark added (20)', '→ its row drawn in the open popup, its words pasted (ms)', '→ found by the worker, asked from a page (ms; a component)'], [
+      ['p50', fmt(percentile(addedInPopup, 0.5)), fmt(percentile(added, 0.5))],
+      ['p95', fmt(p95(addedInPopup)), fmt(p95(added))],
+      ['max', fmt(Math.max(...addedInPopup)), fmt(Math.max(...added))],
     ]),
     table(['target', 'measured', ''], [
       [`typing with ${BOOKMARKS.toLocaleString('en')} bookmarks and ${TABS} tabs: settled p95 ≤ 1.2× ${base.name}'s`, `${fmt(ratio, 2)}×`, verdict(ratio <= 1.2)],
-      ['a bookmark added is searchable within 1 s (max of 20)', `${fmt(Math.max(...added))} ms`, verdict(Math.max(...added) <= 1000)],
+      ['a bookmark added is searchable within 1 s (max of 20, its row drawn in the popup)', `${fmt(Math.max(...addedInPopup))} ms`, verdict(Math.max(...addedInPopup) <= 1000)],
     ]),
   ]);
 } finally {

@@ -55,7 +55,10 @@ export async function extensionProcess(cdp) {
   return pids[0] ?? null;
 }
 
-/** Resident memory of a process, bytes: VmRSS, RssAnon (/proc/pid/status), Pss (smaps_rollup). */
+/**
+ * Resident memory of a process, bytes: VmRSS, RssAnon, RssShmem (shared memory it maps: canvases,
+ * blobs and images the browser shares with it; /proc/pid/status), Pss (smaps_rollup).
+ */
 export function residentOf(pid) {
   const field = (text, name) => {
     const m = text.match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'));
@@ -63,7 +66,12 @@ export function residentOf(pid) {
   };
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-  return { rss: field(status, 'VmRSS'), anon: field(status, 'RssAnon'), pss: field(rollup, 'Pss') };
+  return {
+    rss: field(status, 'VmRSS'),
+    anon: field(status, 'RssAnon'),
+    shmem: field(status, 'RssShmem'),
+    pss: field(rollup, 'Pss'),
+  };
 }
 
 /** How many threads a process runs now (/proc/pid/status): a dedicated worker is one. */
