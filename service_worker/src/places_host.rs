@@ -422,23 +422,29 @@ fn bookmark_event(event: BookmarkEvent) {
         start_read(Origin::Bookmark);
         return;
     }
-    let told = PLACES.with_borrow_mut(|places| match &event {
-        BookmarkEvent::Created(node) => Some(Event::Bookmarked(places.bookmark_created(node))),
-        BookmarkEvent::Removed { id } => Some(Event::Unbookmarked(places.bookmark_removed(id))),
+    // What the others are told, once the places are no longer borrowed: the pages it brought,
+    // and those no longer bookmarked.
+    let (came, left) = PLACES.with_borrow_mut(|places| match &event {
+        BookmarkEvent::Created(node) => (places.bookmark_created(node), Vec::new()),
+        BookmarkEvent::Removed { id } => (Vec::new(), places.bookmark_removed(id)),
         BookmarkEvent::Changed { id, change } => {
-            Some(Event::Unbookmarked(places.bookmark_changed(id, change)))
+            let left = places.bookmark_changed(id, change);
+            // A new address is a page added: read as one is.
+            let came = change.url.as_ref().and(places.bookmark_url(id));
+            (came.into_iter().collect(), left)
         }
         BookmarkEvent::Moved { id, parent_id } => {
             places.bookmark_moved(id, parent_id);
-            None
+            (Vec::new(), Vec::new())
         }
-        BookmarkEvent::Unreadable => None,
+        BookmarkEvent::Unreadable => (Vec::new(), Vec::new()),
     });
     refresh_soon();
-    match told {
-        Some(Event::Bookmarked(urls) | Event::Unbookmarked(urls)) if urls.is_empty() => {}
-        Some(told) => events::emit(told),
-        None => {}
+    if !came.is_empty() {
+        events::emit(Event::Bookmarked(came));
+    }
+    if !left.is_empty() {
+        events::emit(Event::Unbookmarked(left));
     }
 }
 

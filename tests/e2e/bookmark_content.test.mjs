@@ -9,7 +9,8 @@
 // Covered: the plan names the bookmarked pages (an excluded site's left out) and the run asks
 // exactly those, without cookies; a page read is found by a fact deep in its text, as a bookmark
 // (its label, no "Remove from history"), whatever the period; `tab:` alone does not search it; a
-// bookmark added is read without asking; a bookmark removed takes its page's content with it; a
+// bookmark added is read without asking, and so is a bookmark's new address (the old page's content
+// deleted); a bookmark removed takes its page's content with it; a
 // bookmark whose title holds every word asked leads the pages found by what they said; the switch
 // off deletes what was read of pages that are only bookmarked.
 import { after, afterEach, before, describe, test } from 'node:test';
@@ -23,14 +24,14 @@ import { LIMIT_MS, flushEvents } from './support/settle.mjs';
 import { catchUpOver, contentState, turnReadingOn } from './support/catch_up.mjs';
 
 const EXCLUDED = 'www.saltandsimmer.com';
-const IDS = ['qs-rate-limits', 'bt-rainwater', 'ss-sourdough', 'bt-underfloor'];
+const IDS = ['qs-rate-limits', 'bt-rainwater', 'ss-sourdough', 'bt-underfloor', 'bt-boiler-pressure'];
 
 describe('the bookmarked pages\' content', { timeout: 600_000 }, () => {
   let site;
   let ext;
   let popup;
   const byId = new Map(contentPages().map((page) => [page.id, page]));
-  const [rateLimits, rainwater, sourdough, underfloor] = IDS.map((id) => byId.get(id));
+  const [rateLimits, rainwater, sourdough, underfloor, boiler] = IDS.map((id) => byId.get(id));
 
   const bookmark = (page) => popup.evaluate(({ url, title }) => chrome.bookmarks.create({ url, title }).then((node) => node.id), page);
   /** The result rows of the newest turn: link, source labels, actions. */
@@ -44,7 +45,7 @@ describe('the bookmarked pages\' content', { timeout: 600_000 }, () => {
   }, SEL);
 
   before(async () => {
-    site = await startContentSite({ pages: [rateLimits, rainwater, sourdough, underfloor] });
+    site = await startContentSite({ pages: [rateLimits, rainwater, sourdough, underfloor, boiler] });
     ext = await launchExtension({ history: [], args: site.browserArgs, pastGrants: ['bookmarks'] });
     await grantContentAccess(ext);
     await grantBookmarks(ext);
@@ -97,18 +98,25 @@ describe('the bookmarked pages\' content', { timeout: 600_000 }, () => {
     assert.ok(!hrefs(tabsOnly).includes(rateLimits.url), JSON.stringify(hrefs(tabsOnly)));
   });
 
-  test('a bookmark added is read without asking; removed, its page\'s content goes', async () => {
+  test('a bookmark added is read without asking; given another address, that page is read instead; removed, its page\'s content goes', async () => {
     const before = site.requests.length;
     const id = await bookmark(underfloor);
-    let state = await catchUpOver(popup, 'the page of the bookmark just added read', (s) => s.progress.pages === 3);
+    await catchUpOver(popup, 'the page of the bookmark just added read', (s) => s.progress.pages === 3);
     assert.deepEqual(site.requests.slice(before).map((r) => `${r.host}${r.path}`), [`${underfloor.host}${underfloor.path}`]);
     const question = 'how long was the longest underfloor heating loop in the extension';
     assert.ok(hrefs(await ask(popup, question)).includes(underfloor.url), 'found by what it said');
 
+    await popup.evaluate(([id, url]) => chrome.bookmarks.update(id, { url }), [id, boiler.url]);
+    const boilerAsked = () => site.requests.some((r) => r.host === boiler.host && r.path === boiler.path);
+    await catchUpOver(popup, 'the new address read, the old one\'s content gone', (s) => boilerAsked() && s.progress.pages === 3);
+    const boilerQuestion = 'which part of the pressure relief valve was found dripping into the drain outside';
+    assert.ok(hrefs(await ask(popup, boilerQuestion)).includes(boiler.url), 'the new address found by what it said');
+    assert.ok(!hrefs(await ask(popup, question)).includes(underfloor.url), 'the old one no longer found');
+
     await popup.evaluate((id) => chrome.bookmarks.remove(id), id);
-    state = await catchUpOver(popup, 'the removed bookmark\'s content gone', (s) => s.progress.pages === 2);
+    const state = await catchUpOver(popup, 'the removed bookmark\'s content gone', (s) => s.progress.pages === 2);
     assert.equal(state.progress.pages, 2);
-    assert.ok(!hrefs(await ask(popup, question)).includes(underfloor.url), 'no longer found');
+    assert.ok(!hrefs(await ask(popup, boilerQuestion)).includes(boiler.url), 'no longer found');
   });
 
   test('a bookmark whose title holds every word asked comes before pages found only by what they said', async () => {

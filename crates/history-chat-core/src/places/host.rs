@@ -198,6 +198,13 @@ impl Places {
         self.unbookmarked(left)
     }
 
+    /// The web page the bookmark `id` holds now (cleaned), unless it is of an excluded site: a
+    /// bookmark given a new address brings that page, to be read as an added one is.
+    pub fn bookmark_url(&self, id: &str) -> Option<String> {
+        let url = self.tree.as_ref()?.get(id)?.cleaned.clone()?;
+        (!self.exclusions.excludes(&url)).then_some(url)
+    }
+
     /// Those of `urls` no bookmark holds now, each once.
     fn unbookmarked(&self, mut urls: Vec<String>) -> Vec<String> {
         let Some(tree) = &self.tree else {

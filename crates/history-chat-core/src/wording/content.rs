@@ -77,7 +77,9 @@ pub fn catch_up_line(state: &ContentState) -> Option<String> {
             }
             Reach::Bookmarks => t!("content_catch_up_bookmarks_running", done, total),
         },
-        (false, 0) if catch_up.done() == catch_up.total => t!("content_catch_up_done", total),
+        (false, 0) if catch_up.done() == catch_up.total => {
+            plural("content_catch_up_done", catch_up.total as i64, &[])
+        }
         (false, _) if catch_up.done() < catch_up.total => t!(
             "content_catch_up_cancelled",
             number(catch_up.read as i64),
@@ -273,6 +275,18 @@ mod tests {
                     ..run
                 },
                 "Done: the 150 pages were read.",
+            ),
+            (
+                Progress {
+                    reach: Reach::Bookmarks,
+                    total: 1,
+                    read: 1,
+                    skipped: 0,
+                    failed: 0,
+                    running: false,
+                    out: 0,
+                },
+                "Done: the page was read.",
             ),
             (
                 Progress {

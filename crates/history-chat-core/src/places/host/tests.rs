@@ -401,6 +401,13 @@ fn bookmark_events_say_which_pages_came_and_which_are_no_longer_bookmarked() {
         },
     );
     assert_eq!(left, ["https://a.example/one"]);
+    assert_eq!(
+        places.bookmark_url("41").as_deref(),
+        Some("https://a.example/two"),
+        "the page it brings"
+    );
+    assert_eq!(places.bookmark_url("42"), None, "an excluded site's");
+    assert_eq!(places.bookmark_url("40"), None, "a folder");
     // A title changed: no page left.
     let renamed = BookmarkChange {
         title: Some("Deux".into()),
