@@ -150,11 +150,7 @@ pub async fn bookmarks_to_read() -> Option<Vec<(String, i64)>> {
 
 /// Whether the page at `url` (cleaned) is bookmarked now, as far as the worker knows.
 pub fn is_bookmarked(url: &str) -> bool {
-    PLACES.with_borrow(|places| {
-        places
-            .bookmarked()
-            .is_some_and(|held| held.iter().any(|(held, _)| held == url))
-    })
+    PLACES.with_borrow(|places| places.is_bookmarked(url))
 }
 
 /// The bookmarks' pages for those of `urls` that are bookmarked, with what is held now (no

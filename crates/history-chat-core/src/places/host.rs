@@ -13,7 +13,7 @@
 //! - A source **switched off** is emptied ([`Places::clear`]): nothing of it is kept, here or
 //!   anywhere (the places are never stored).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::clean::clean_url;
 use crate::exclusions::Exclusions;
@@ -229,13 +229,22 @@ impl Places {
         )
     }
 
+    /// Whether a bookmark holds the page at `url` (cleaned), not of an excluded site.
+    pub fn is_bookmarked(&self, url: &str) -> bool {
+        self.tree.as_ref().is_some_and(|tree| {
+            tree.values()
+                .any(|node| node.cleaned.as_deref() == Some(url))
+        }) && !self.exclusions.excludes(url)
+    }
+
     /// The bookmarks' pages for those of `urls` (cleaned) that are bookmarked, in the order of
     /// `urls`: a page found by what it said, known to History Chat only as a bookmark.
     pub fn bookmark_pages(&mut self, urls: &[String]) -> Vec<Page> {
         self.refresh();
+        let wanted: HashSet<&str> = urls.iter().map(String::as_str).collect();
         let mut by_url: HashMap<&str, Page> = HashMap::new();
         for entry in self.bookmarks.entries() {
-            if !by_url.contains_key(entry.url.as_str()) && urls.contains(&entry.url) {
+            if wanted.contains(entry.url.as_str()) && !by_url.contains_key(entry.url.as_str()) {
                 by_url.insert(&entry.url, entry.page());
             }
         }

@@ -428,6 +428,12 @@ fn bookmark_events_say_which_pages_came_and_which_are_no_longer_bookmarked() {
     bookmarked.sort();
     assert_eq!(bookmarked, ["https://a.example/two", TATIN]);
     assert_eq!(Places::new().bookmarked(), None, "not read: unknown");
+    assert!(places.is_bookmarked(TATIN));
+    assert!(!places.is_bookmarked(BOOK), "its folder removed");
+    assert!(
+        !places.is_bookmarked("https://bank.example/account"),
+        "an excluded site's"
+    );
 
     // The bookmarks' pages of a list, in its order; what is not bookmarked is left out.
     let urls = [
