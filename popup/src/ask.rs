@@ -22,8 +22,8 @@ use history_chat_core::origin::Origins;
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
     Asker, Asking, CONTENT_SEARCH, Finding, Lexical, PLACES, Pace, Ranked, RankedSource, Retrieval,
-    Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve, searches_content,
-    searches_places,
+    Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve,
+    searches_history_or_bookmarks, searches_places,
 };
 use history_chat_core::t;
 
@@ -208,6 +208,10 @@ impl RankedSource for TopicSearch {
             }
         })
     }
+
+    fn searches(&self, origins: Origins) -> bool {
+        searches_history_or_bookmarks(origins)
+    }
 }
 
 /// What the pages said (their content, read when visited or bookmarked), searched by the worker
@@ -234,7 +238,7 @@ impl RankedSource for ContentSearch {
     }
 
     fn searches(&self, origins: Origins) -> bool {
-        searches_content(origins)
+        searches_history_or_bookmarks(origins)
     }
 }
 

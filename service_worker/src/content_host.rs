@@ -39,7 +39,6 @@ use history_chat_core::content::passages::MIN_WORDS;
 use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::Page;
 use history_chat_core::messages::{ContentState, Response};
-use history_chat_core::origin::Origin;
 use history_chat_core::reading::{self, page_text};
 use history_chat_core::semantic::host::EMBEDDER_IDLE_MS;
 use history_chat_core::settings::KnownSettings;
@@ -348,26 +347,8 @@ pub async fn search(
         matches.insert(hit.url.clone(), hit);
     }
     // A page is shown as the history's when it is one of the period's, else as a bookmark.
-    let mut shown: HashMap<String, Page> = HashMap::new();
-    if origins.allows(Origin::History) {
-        let recent = index_host::pages_of(urls.iter().cloned())
-            .into_iter()
-            .filter(|page| page.last_visit_ms >= start_ms);
-        shown.extend(recent.map(|page| (page.url.clone(), page)));
-    }
-    if origins.allows(Origin::Bookmark) {
-        let others: Vec<String> = urls
-            .iter()
-            .filter(|url| !shown.contains_key(*url))
-            .cloned()
-            .collect();
-        shown.extend(bookmarked(&others).into_iter().map(|p| (p.url.clone(), p)));
-    }
-    let mut pages: Vec<Page> = urls
-        .iter()
-        .filter_map(|url| shown.remove(url))
-        .take(limit)
-        .collect();
+    let mut pages = index_host::history_or_bookmarks(&urls, start_ms, origins, bookmarked);
+    pages.truncate(limit);
     // The texts the store no longer holds are in the shown pages' records.
     let wanted: Vec<String> = pages
         .iter()

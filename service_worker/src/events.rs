@@ -30,12 +30,15 @@ pub enum Event {
     /// Pages were removed from history: a running AI search leaves them out of its answer.
     VisitsRemoved(RemovedVisits),
     /// Bookmarks were added (cleaned addresses, not of an excluded site): their pages are read
-    /// when reading is on.
+    /// when reading is on, and understood by their title when outside the history.
     Bookmarked(Vec<String>),
+    /// Bookmarks were given a new title (their pages, as [`Event::Bookmarked`]): understood again
+    /// by it when outside the history.
+    BookmarksRetitled(Vec<String>),
     /// These pages are no longer bookmarked: what was read of them for that alone goes.
     Unbookmarked(Vec<String>),
     /// The bookmarked pages as now known: after the bookmarks were read, or none when their
-    /// switch is off. What was read of any other page outside the history goes.
+    /// switch is off. What was read or understood of any other page outside the history goes.
     BookmarksKnown(HashSet<String>),
 }
 

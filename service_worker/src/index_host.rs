@@ -19,6 +19,7 @@
 //! [`forget_kept`]). Pages that leave the index for any reason leave topic search too.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 
 use futures_channel::oneshot;
 use history_chat_bindings::http::{self, Cancel};
@@ -29,6 +30,7 @@ use history_chat_core::history::{HistoryItem, Page, RemovedVisits};
 use history_chat_core::index::host::{Action, Answer, Event, Followed, Host, Question, Reply};
 use history_chat_core::index::journal::{Entry as JournalEntry, Removal as JournalRemoval};
 use history_chat_core::messages::Response;
+use history_chat_core::origin::{Origin, Origins};
 use history_chat_core::period::Period;
 use history_chat_core::removal::{self, Forgetting};
 use history_chat_core::retrieval::SEMANTIC_POOL;
@@ -312,6 +314,36 @@ pub fn pages_of(urls: impl IntoIterator<Item = String>) -> Vec<Page> {
             .collect(),
         None => Vec::new(),
     })
+}
+
+/// The pages found by meaning or by what they said at `urls`, in that order, as a search shows
+/// them: the history's page when the index holds it and it was visited since `start_ms`, else the
+/// bookmark's (`bookmarked` gives the pages of those of its addresses bookmarked now, whatever
+/// their age); each as the question's source terms (`origins`) allow. Others are left out.
+pub fn history_or_bookmarks(
+    urls: &[String],
+    start_ms: i64,
+    origins: Origins,
+    bookmarked: impl FnOnce(&[String]) -> Vec<Page>,
+) -> Vec<Page> {
+    let mut shown: HashMap<String, Page> = HashMap::new();
+    if origins.allows(Origin::History) {
+        let recent = pages_of(urls.iter().cloned())
+            .into_iter()
+            .filter(|page| page.last_visit_ms >= start_ms);
+        shown.extend(recent.map(|page| (page.url.clone(), page)));
+    }
+    if origins.allows(Origin::Bookmark) {
+        let others: Vec<String> = urls
+            .iter()
+            .filter(|url| !shown.contains_key(*url))
+            .cloned()
+            .collect();
+        if !others.is_empty() {
+            shown.extend(bookmarked(&others).into_iter().map(|p| (p.url.clone(), p)));
+        }
+    }
+    urls.iter().filter_map(|url| shown.remove(url)).collect()
 }
 
 /// Whether a page `sites` allows, visited since `start_ms`, matches every word of `query` among

@@ -93,12 +93,21 @@ fn dispatch(event: Event) {
             semantic_host::removed(removal);
         }
         Event::VisitsRemoved(removed) => ask_host::removed_visits(&removed),
-        Event::Bookmarked(urls) => catch_up::bookmarked(urls),
+        Event::Bookmarked(urls) => {
+            semantic_host::bookmarked(places_host::bookmark_pages(&urls));
+            catch_up::bookmarked(urls);
+        }
+        Event::BookmarksRetitled(urls) => {
+            semantic_host::bookmarked(places_host::bookmark_pages(&urls));
+        }
         Event::Unbookmarked(urls) => {
+            semantic_host::unbookmarked(urls.clone());
             catch_up::unbookmarked(&urls);
             content_host::unbookmarked(urls);
         }
         Event::BookmarksKnown(urls) => {
+            let listed: Vec<String> = urls.iter().cloned().collect();
+            semantic_host::bookmarks_known(places_host::bookmark_pages(&listed));
             catch_up::bookmarks_known(&urls);
             content_host::keep_bookmarked(urls);
         }
@@ -224,7 +233,9 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
             start_ms,
             limit,
         }) => {
-            let mut understood = semantic_host::understand(&query, start_ms, limit).await;
+            let mut understood =
+                semantic_host::understand(&query, start_ms, limit, places_host::bookmark_pages)
+                    .await;
             places_host::words_found(&query, &mut understood);
             understood
         }

@@ -15,8 +15,8 @@ use history_chat_core::origin::Origins;
 use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
     Asker, Asking, CONTENT_SEARCH, Finding, Lexical, PLACES, Pace, Ranked, RankedSource, Retrieval,
-    Retrieved, Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve, searches_content,
-    searches_places,
+    Retrieved, Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve,
+    searches_history_or_bookmarks, searches_places,
 };
 
 use crate::{content_host, index_host, places_host, semantic_host};
@@ -156,14 +156,20 @@ impl RankedSource for TopicSearch {
 
     fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
         Box::pin(async move {
+            let bookmarked = places_host::bookmark_pages;
+            let (question, start_ms, limit) = (query.question, query.start_ms, query.limit);
             let mut understood =
-                semantic_host::understand(query.question, query.start_ms, query.limit).await;
+                semantic_host::understand(question, start_ms, limit, bookmarked).await;
             places_host::words_found(query.question, &mut understood);
             match understood {
                 Response::Understood { pages, words, .. } => Ranked::topics(pages, words),
                 _ => Ranked::none(),
             }
         })
+    }
+
+    fn searches(&self, origins: Origins) -> bool {
+        searches_history_or_bookmarks(origins)
     }
 }
 
@@ -189,7 +195,7 @@ impl RankedSource for ContentSearch {
     }
 
     fn searches(&self, origins: Origins) -> bool {
-        searches_content(origins)
+        searches_history_or_bookmarks(origins)
     }
 }
 

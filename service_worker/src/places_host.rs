@@ -420,24 +420,37 @@ fn bookmark_event(event: BookmarkEvent) {
     }
     // What the others are told, once the places are no longer borrowed: the pages it brought,
     // and those no longer bookmarked.
-    let (came, left) = PLACES.with_borrow_mut(|places| match &event {
-        BookmarkEvent::Created(node) => (places.bookmark_created(node), Vec::new()),
-        BookmarkEvent::Removed { id } => (Vec::new(), places.bookmark_removed(id)),
+    let none = Vec::new;
+    let (came, retitled, left) = PLACES.with_borrow_mut(|places| match &event {
+        BookmarkEvent::Created(node) => (places.bookmark_created(node), none(), none()),
+        BookmarkEvent::Removed { id } => (none(), none(), places.bookmark_removed(id)),
         BookmarkEvent::Changed { id, change } => {
             let left = places.bookmark_changed(id, change);
             // A new address is a page added: read as one is.
-            let came = change.url.as_ref().and(places.bookmark_url(id));
-            (came.into_iter().collect(), left)
+            let came: Vec<String> = change
+                .url
+                .as_ref()
+                .and(places.bookmark_url(id))
+                .into_iter()
+                .collect();
+            let retitled = match (&change.title, came.is_empty()) {
+                (Some(_), true) => places.bookmark_url(id).into_iter().collect(),
+                _ => none(),
+            };
+            (came, retitled, left)
         }
         BookmarkEvent::Moved { id, parent_id } => {
             places.bookmark_moved(id, parent_id);
-            (Vec::new(), Vec::new())
+            (none(), none(), none())
         }
-        BookmarkEvent::Unreadable => (Vec::new(), Vec::new()),
+        BookmarkEvent::Unreadable => (none(), none(), none()),
     });
     refresh_soon();
     if !came.is_empty() {
         events::emit(Event::Bookmarked(came));
+    }
+    if !retitled.is_empty() {
+        events::emit(Event::BookmarksRetitled(retitled));
     }
     if !left.is_empty() {
         events::emit(Event::Unbookmarked(left));

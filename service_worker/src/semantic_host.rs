@@ -6,8 +6,16 @@
 //!
 //! The model runs in an offscreen document's dedicated worker ([`embedder`]), never on this
 //! worker's thread, so the pages' requests are answered while pages are being understood.
+//!
+//! **Bookmarks** (their switch on): a bookmarked page is found whatever the period (the host's
+//! ageless pages), and a bookmarked page outside the history is understood by its bookmark's
+//! title, its vector kept while it is bookmarked ([`bookmarks_known`], [`bookmarked`],
+//! [`unbookmarked`]); once the history and the store are known whole, every page held that is
+//! neither in the history nor bookmarked goes (the switch off: every page outside the history).
+//! The dispatcher hands the bookmarks' pages in: this host never asks the places.
 
 use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 
 use history_chat_bindings::embedder::{self, TextKind};
 use history_chat_bindings::http::{self, Cancel};
@@ -33,6 +41,13 @@ thread_local! {
     static STARTED: Cell<bool> = const { Cell::new(false) };
     /// The last question embedded, and its vector ([`question_vector`]).
     static LAST_QUESTION: RefCell<Option<(String, Vec<f32>)>> = const { RefCell::new(None) };
+    /// The lexical index holds the whole history ([`listed`]).
+    static LISTED: Cell<bool> = const { Cell::new(false) };
+    /// The bookmarked pages as last known, by URL (their bookmark's title, when added).
+    static BOOKMARKS: RefCell<HashMap<String, Page>> = RefCell::new(HashMap::new());
+    /// The bookmarks were told whole ([`bookmarks_known`]) since the last sweep of the pages
+    /// outside the history.
+    static SWEEP: Cell<bool> = const { Cell::new(false) };
 }
 
 /// What is known of the settings changed ([`crate::settings_host`]): the excluded sites go to the
@@ -83,11 +98,135 @@ pub fn pages(mut pages: Vec<Page>) {
 /// The lexical index has handed every page it holds (then only changes follow).
 pub fn listed() {
     feed(Event::Listed);
+    LISTED.set(true);
+    offer_bookmarks(None);
+    sweep();
 }
 
-/// The lexical index lost pages.
+/// The lexical index lost pages: their vectors go, but those of bookmarked pages (understood
+/// now as bookmarks, whatever their age). Everything removed: the bookmarks' pages are understood
+/// again.
 pub fn removed(removal: Removal) {
-    feed(Event::Removed(removal));
+    match removal {
+        Removal::Urls(mut urls) => {
+            BOOKMARKS.with_borrow(|bookmarks| urls.retain(|url| !bookmarks.contains_key(url)));
+            if !urls.is_empty() {
+                feed(Event::Removed(Removal::Urls(urls)));
+            }
+        }
+        Removal::All => {
+            feed(Event::Removed(Removal::All));
+            offer_bookmarks(None);
+        }
+    }
+}
+
+/// The bookmarked pages as now known, whole (none: the bookmarks' switch is off): each is found
+/// whatever the period; those outside the history are understood by their bookmark's title; and,
+/// once the history and the store are known whole, every page held that is neither in the history
+/// nor among them goes.
+pub fn bookmarks_known(pages: Vec<Page>) {
+    let pages: HashMap<String, Page> = pages.into_iter().map(|p| (p.url.clone(), p)).collect();
+    HOST.with_borrow_mut(|host| host.set_ageless(pages.keys().cloned()));
+    BOOKMARKS.set(pages);
+    SWEEP.set(true);
+    offer_bookmarks(None);
+    sweep();
+}
+
+/// These pages were bookmarked (added, given a new address, or retitled): found whatever the
+/// period, and understood by their bookmark's title when outside the history.
+pub fn bookmarked(pages: Vec<Page>) {
+    let urls: Vec<String> = pages.iter().map(|page| page.url.clone()).collect();
+    HOST.with_borrow_mut(|host| host.mark_ageless(urls.iter().cloned(), true));
+    BOOKMARKS.with_borrow_mut(|bookmarks| {
+        bookmarks.extend(pages.into_iter().map(|page| (page.url.clone(), page)));
+    });
+    offer_bookmarks(Some(&urls));
+}
+
+/// These pages are no longer bookmarked: found in their period only, and the vectors of those
+/// outside the history go (once the whole history is known; until then the sweep sees to them).
+pub fn unbookmarked(urls: Vec<String>) {
+    HOST.with_borrow_mut(|host| host.mark_ageless(urls.iter().cloned(), false));
+    BOOKMARKS.with_borrow_mut(|bookmarks| {
+        for url in &urls {
+            bookmarks.remove(url);
+        }
+    });
+    if LISTED.get() {
+        let in_history: HashSet<String> = index_host::pages_of(urls.iter().cloned())
+            .into_iter()
+            .map(|page| page.url)
+            .collect();
+        let gone: Vec<String> = urls
+            .into_iter()
+            .filter(|url| !in_history.contains(url))
+            .collect();
+        if !gone.is_empty() {
+            feed(Event::Removed(Removal::Urls(gone)));
+        }
+    }
+}
+
+/// Has the host understand the bookmarked pages outside the history (`only` those of these
+/// addresses), by their bookmark's title, newest bookmarked first — once the whole history is
+/// known, so that a page of the history is understood by its own title only.
+fn offer_bookmarks(only: Option<&[String]>) {
+    if !LISTED.get() {
+        return;
+    }
+    let wanted: Vec<String> = BOOKMARKS.with_borrow(|bookmarks| match only {
+        Some(urls) => urls
+            .iter()
+            .filter(|url| bookmarks.contains_key(*url))
+            .cloned()
+            .collect(),
+        None => bookmarks.keys().cloned().collect(),
+    });
+    if wanted.is_empty() {
+        return;
+    }
+    let in_history: HashSet<String> = index_host::pages_of(wanted.iter().cloned())
+        .into_iter()
+        .map(|page| page.url)
+        .collect();
+    let outside: Vec<Page> = BOOKMARKS.with_borrow(|bookmarks| {
+        wanted
+            .iter()
+            .filter(|url| !in_history.contains(*url))
+            .filter_map(|url| bookmarks.get(url))
+            .map(|page| Page {
+                last_visit_ms: page.marks.bookmark.as_ref().map_or(0, |b| b.added_ms),
+                ..page.clone()
+            })
+            .collect()
+    });
+    pages(outside);
+}
+
+/// Once the history and the stored vectors are known whole, after the bookmarks were told whole:
+/// the pages held that are neither in the history nor bookmarked go.
+fn sweep() {
+    if !LISTED.get() || !SWEEP.get() {
+        return;
+    }
+    let Some(held) = HOST.with_borrow(SemanticHost::held_urls) else {
+        return;
+    };
+    SWEEP.set(false);
+    let in_history: HashSet<String> = index_host::pages_of(held.iter().cloned())
+        .into_iter()
+        .map(|page| page.url)
+        .collect();
+    let gone: Vec<String> = BOOKMARKS.with_borrow(|bookmarks| {
+        held.into_iter()
+            .filter(|url| !in_history.contains(url) && !bookmarks.contains_key(url))
+            .collect()
+    });
+    if !gone.is_empty() {
+        feed(Event::Removed(Removal::Urls(gone)));
+    }
 }
 
 /// The options page's switch.
@@ -103,16 +242,24 @@ pub fn state() -> Response {
     }
 }
 
-/// The pages closest in meaning to `query`, visited since `start_ms`: the question's words (its
-/// `site:` terms taken out) are embedded by the model (ahead of any batch of pages), the stored
-/// vectors of the sites' pages are scanned, and the URLs are turned into pages by the lexical index
-/// (a page it no longer holds is never shown).
-pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
+/// The pages closest in meaning to `query`, visited since `start_ms`, and the bookmarked ones
+/// whatever their age: the question's words (its `site:` and source terms taken out) are embedded
+/// by the model (ahead of any batch of pages), the stored vectors of the sites' pages are scanned,
+/// and the URLs are turned into pages by the lexical index, else as bookmarks (`bookmarked` gives
+/// the pages of those of its addresses bookmarked now), as the source terms allow: a page neither
+/// holds is never shown.
+pub async fn understand(
+    query: &str,
+    start_ms: i64,
+    limit: usize,
+    bookmarked: impl FnOnce(&[String]) -> Vec<Page>,
+) -> Response {
     let progress = HOST.with_borrow(SemanticHost::progress);
     let searchable = answers_questions();
     let site_filter::SiteQuestion {
         words: query,
         filter: sites,
+        origins,
         ..
     } = site_filter::parse(query);
     let query = query.as_str();
@@ -128,7 +275,8 @@ pub async fn understand(query: &str, start_ms: i64, limit: usize) -> Response {
         Some(vector) => {
             let hits =
                 HOST.with_borrow(|host| host.search_in(&vector, &sites, start_ms, limit, words));
-            index_host::pages_of(hits.into_iter().map(|(url, _)| url))
+            let urls: Vec<String> = hits.into_iter().map(|(url, _)| url).collect();
+            index_host::history_or_bookmarks(&urls, start_ms, origins, bookmarked)
         }
         None => Vec::new(),
     };
@@ -185,9 +333,16 @@ pub async fn question_vector(query: &str) -> Option<Vec<f32>> {
 }
 
 fn feed(event: Event) {
+    let loaded = matches!(
+        event,
+        Event::StoreLoaded { done: true, .. } | Event::StoreFailed
+    );
     let actions = HOST.with_borrow_mut(|host| host.handle(event));
     for action in actions {
         perform(action);
+    }
+    if loaded {
+        sweep();
     }
 }
 
@@ -242,6 +397,9 @@ fn perform(action: Action) {
             feed(Event::RetryDue);
         }),
         Action::CloseEmbedder => spawn_local(embedder::close()),
-        Action::SendAllPages => pages(index_host::all_pages()),
+        Action::SendAllPages => {
+            pages(index_host::all_pages());
+            offer_bookmarks(None);
+        }
     }
 }

@@ -104,6 +104,25 @@ export async function hasStoredVector(page, url) {
   }), url);
 }
 
+/** The stored vector record of the page at `url`, as an array of bytes (`null`: none). */
+export async function storedVector(page, url) {
+  return page.evaluate((key) => new Promise((resolve, reject) => {
+    const open = indexedDB.open('history-chat');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains('vectors')) { db.close(); resolve(null); return; }
+      const get = db.transaction('vectors').objectStore('vectors').get(key);
+      get.onsuccess = () => {
+        db.close();
+        const value = get.result;
+        resolve(value == null ? null : Array.from(new Uint8Array(value.buffer ?? value)));
+      };
+      get.onerror = () => reject(get.error);
+    };
+  }), url);
+}
+
 /** The number of pages the lexical index holds, once it is ready. */
 export async function lexicalPages(page) {
   let answer;

@@ -116,9 +116,10 @@ pub fn searches_places(origins: Origins) -> bool {
 /// after it, and the worker embeds the question once for both), for as many pages.
 pub const CONTENT_SEARCH: Asking = TOPIC_SEARCH;
 
-/// Whether the pages' read content is asked when a question names `origins`: it holds the
-/// history's pages and the bookmarked ones ([`RankedSource::searches`] of its source).
-pub fn searches_content(origins: Origins) -> bool {
+/// Whether topic search and the pages' read content are asked when a question names `origins`:
+/// they hold the history's pages and the bookmarked ones ([`RankedSource::searches`] of their
+/// sources).
+pub fn searches_history_or_bookmarks(origins: Origins) -> bool {
     origins.allows(Origin::History) || origins.allows(Origin::Bookmark)
 }
 

@@ -819,7 +819,7 @@ fn the_content_and_the_places_are_asked_for_the_sources_they_hold() {
         let origins = crate::site_filter::parse(question).origins;
         assert_eq!(
             (
-                super::searches_content(origins),
+                super::searches_history_or_bookmarks(origins),
                 super::searches_places(origins)
             ),
             (content, places),

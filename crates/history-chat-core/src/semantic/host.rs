@@ -553,7 +553,8 @@ impl SemanticHost {
         actions
     }
 
-    /// The stored pages last visited at or after `start_ms` that stand out in similarity to
+    /// The stored pages last visited at or after `start_ms` (and the ageless ones, whatever their
+    /// last visit: [`SemanticHost::set_ageless`]) that stand out in similarity to
     /// `query` (the question's vector; [`standout_cut`], as `words` says), most similar first, at
     /// most `limit`: among those loaded so far while loading, nothing when switched off. The
     /// worker turns the URLs into pages through the lexical index, so a vector whose page it no
@@ -591,6 +592,40 @@ impl SemanticHost {
             }
             Phase::Off => Vec::new(),
         }
+    }
+
+    /// The pages found whatever the period from now on are `urls` (the bookmarked ones), those
+    /// before not ([`Vectors::set_ageless`]): a search of any period scans them.
+    pub fn set_ageless(&mut self, urls: impl IntoIterator<Item = String>) {
+        self.vectors.set_ageless(urls);
+    }
+
+    /// `urls` are found whatever the period too (`true`: bookmarked), or no longer (`false`).
+    pub fn mark_ageless(&mut self, urls: impl IntoIterator<Item = String>, ageless: bool) {
+        self.vectors.mark_ageless(urls, ageless);
+    }
+
+    /// Every page held — a vector, to embed, in the batch out — once the store is loaded (`None`
+    /// while it loads, or switched off): what the worker checks against the history and the
+    /// bookmarks.
+    pub fn held_urls(&self) -> Option<Vec<String>> {
+        if !matches!(self.phase, Phase::Live) {
+            return None;
+        }
+        let mut urls: Vec<String> = self.vectors.urls().map(|(url, _)| url.to_owned()).collect();
+        urls.extend(self.todo.pages.keys().cloned());
+        if let Some(batch) = &self.batch {
+            urls.extend(
+                batch
+                    .items
+                    .iter()
+                    .filter(|item| !item.removed)
+                    .map(|item| item.url.clone()),
+            );
+        }
+        urls.sort_unstable();
+        urls.dedup();
+        Some(urls)
     }
 
     /// The state and counts, for the pages.

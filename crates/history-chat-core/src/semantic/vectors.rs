@@ -13,7 +13,7 @@
 
 use std::cmp::Ordering;
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::DIM;
 use super::quantised::{Quantised, dot_bytes, to_bytes};
@@ -36,6 +36,10 @@ pub struct Scan {
 /// The vectors of the pages understood, by cleaned URL: one contiguous arena of 8-bit components
 /// ([`DIM`] per page) beside plain arrays of scales, last visits and page hashes, so a scan reads
 /// memory front to back; a removal moves the last page into the freed slot, so there are no holes.
+///
+/// Some pages are **ageless** ([`Vectors::set_ageless`]): a scan of any period holds them whatever
+/// their last visit (a bookmarked page is found whatever its age). The set is kept apart from the
+/// slots, so a page made ageless before its vector comes is ageless when it comes.
 #[derive(Debug, Clone, Default)]
 pub struct Vectors {
     /// [`DIM`] components per slot, as bytes (two's complement: see `quantised::dot_bytes`).
@@ -43,8 +47,12 @@ pub struct Vectors {
     scales: Vec<f32>,
     visits: Vec<i64>,
     hashes: Vec<u64>,
+    /// Whether each slot's page is in `ageless`.
+    ageless_slots: Vec<bool>,
     urls: Vec<String>,
     slots: HashMap<String, u32>,
+    /// The pages scanned whatever the period, held or not.
+    ageless: HashSet<String>,
 }
 
 impl Vectors {
@@ -63,9 +71,39 @@ impl Vectors {
         self.urls.is_empty()
     }
 
-    /// Forgets every page.
+    /// Forgets every page (which pages are ageless stays).
     pub fn clear(&mut self) {
-        *self = Vectors::default();
+        let ageless = std::mem::take(&mut self.ageless);
+        *self = Vectors {
+            ageless,
+            ..Vectors::default()
+        };
+    }
+
+    /// The pages scanned whatever the period from now on are `urls` (cleaned), those before not.
+    pub fn set_ageless(&mut self, urls: impl IntoIterator<Item = String>) {
+        self.ageless = urls.into_iter().collect();
+        for (url, ageless) in self.urls.iter().zip(&mut self.ageless_slots) {
+            *ageless = self.ageless.contains(url);
+        }
+    }
+
+    /// `urls` are scanned whatever the period too (`true`), or no longer (`false`).
+    pub fn mark_ageless(&mut self, urls: impl IntoIterator<Item = String>, ageless: bool) {
+        for url in urls {
+            if let Some(i) = self.slot(&url) {
+                self.ageless_slots[i] = ageless;
+            }
+            match ageless {
+                true => self.ageless.insert(url),
+                false => self.ageless.remove(&url),
+            };
+        }
+    }
+
+    /// Whether `url` is scanned whatever the period.
+    pub fn is_ageless(&self, url: &str) -> bool {
+        self.ageless.contains(url)
     }
 
     /// Whether `url` (cleaned) has a vector.
@@ -138,6 +176,7 @@ impl Vectors {
         self.scales.reserve(additional);
         self.visits.reserve(additional);
         self.hashes.reserve(additional);
+        self.ageless_slots.reserve(additional);
         self.urls.reserve(additional);
         self.slots.reserve(additional);
     }
@@ -167,6 +206,7 @@ impl Vectors {
                 self.scales.push(scale);
                 self.visits.push(last_visit_ms);
                 self.hashes.push(page_hash);
+                self.ageless_slots.push(self.ageless.contains(&url));
                 self.slots.insert(url.clone(), slot);
                 self.urls.push(url);
             }
@@ -214,11 +254,12 @@ impl Vectors {
         self.scales.swap_remove(i);
         self.visits.swap_remove(i);
         self.hashes.swap_remove(i);
+        self.ageless_slots.swap_remove(i);
         self.urls.swap_remove(i);
         true
     }
 
-    /// The pages last visited at or after `start_ms` whose similarity to `query` (an
+    /// The pages last visited at or after `start_ms`, and the ageless ones, whose similarity to `query` (an
     /// L2-normalised vector of [`DIM`] components) is at least `floor`: at most `limit`, most
     /// similar first, ties most recent first (then by URL, so answers are stable). The similarity
     /// is the cosine computed in 8 bits (the query is quantised like the pages), within about 0.002
@@ -261,14 +302,15 @@ impl Vectors {
         let (query_scale, query): (f32, Vec<u8>) = (query.scale(), to_bytes(query.q()).collect());
         let (mut sum, mut squares) = (0.0_f64, 0.0_f64);
         let mut hits: Vec<(f32, u32)> = Vec::new();
-        for (slot, ((page, &scale), &visit)) in self
+        for (slot, (((page, &scale), &visit), &ageless)) in self
             .arena
             .chunks_exact(DIM)
             .zip(&self.scales)
             .zip(&self.visits)
+            .zip(&self.ageless_slots)
             .enumerate()
         {
-            if visit < start_ms || (filtered && !sites.allows(&self.urls[slot])) {
+            if (visit < start_ms && !ageless) || (filtered && !sites.allows(&self.urls[slot])) {
                 continue;
             }
             let similarity = dot_bytes(page, &query) as f32 * scale * query_scale;
@@ -316,6 +358,7 @@ impl Vectors {
             + self.scales.capacity() * 4
             + self.visits.capacity() * 8
             + self.hashes.capacity() * 8
+            + self.ageless_slots.capacity()
             + self.urls.capacity() * size_of::<String>()
             + 2 * urls
             + self.slots.capacity() * (size_of::<String>() + 4 + 1)
@@ -384,6 +427,52 @@ mod tests {
             scan.deviation
         );
         assert_eq!(scan.hits, everything[..2].to_vec());
+    }
+
+    #[test]
+    fn an_ageless_page_is_scanned_in_every_period_until_it_is_no_longer() {
+        let query = unit_vector(10);
+        let mut vectors = Vectors::new();
+        let old = "https://old.example/";
+        let recent = "https://recent.example/";
+        let moved = "https://moved.example/";
+        // Made ageless before its vector comes.
+        vectors.set_ageless([old.to_owned()]);
+        for (i, (url, visit)) in [(old, 1), (recent, 100), (moved, 2)]
+            .into_iter()
+            .enumerate()
+        {
+            let v = near(&query, &unit_vector(50 + i as u64), 0.9);
+            vectors.insert(url.to_owned(), entry(&v, visit));
+        }
+        let scanned = |vectors: &Vectors| {
+            let mut urls: Vec<String> = vectors
+                .scan(&query, 100, 10, f32::MIN)
+                .hits
+                .into_iter()
+                .map(|(url, _)| url)
+                .collect();
+            urls.sort();
+            urls
+        };
+        assert_eq!(scanned(&vectors), [old, recent]);
+        assert!(vectors.is_ageless(old));
+        // Marked once held; a removal moves the last slot (`moved`) into the freed one.
+        vectors.mark_ageless([moved.to_owned()], true);
+        assert_eq!(scanned(&vectors), [moved, old, recent]);
+        assert!(vectors.remove(old));
+        assert_eq!(scanned(&vectors), [moved, recent]);
+        vectors.mark_ageless([moved.to_owned()], false);
+        assert_eq!(scanned(&vectors), [recent]);
+        // Replaced whole; a cleared store keeps which pages are ageless for the vectors to come.
+        vectors.set_ageless([moved.to_owned()]);
+        assert_eq!(scanned(&vectors), [moved, recent]);
+        vectors.clear();
+        assert!(vectors.is_ageless(moved));
+        vectors.insert(moved.to_owned(), entry(&query, 2));
+        assert_eq!(scanned(&vectors), [moved]);
+        // The whole history's scan is unchanged by it.
+        assert_eq!(vectors.scan(&query, 0, 10, f32::MIN).pages, 1);
     }
 
     #[test]

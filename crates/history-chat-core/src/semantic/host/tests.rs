@@ -1425,3 +1425,42 @@ fn no_batch_starts_on_a_low_battery_and_the_build_goes_on_once_charging() {
     sim.feed(Event::BatteryLow(true));
     assert_eq!(sim.status(), SemanticStatus::Ready);
 }
+
+#[test]
+fn a_bookmarked_page_is_found_whatever_the_period_including_after_a_restart() {
+    let pages = history(10);
+    let old = pages[9].clone();
+    let within = NOW - 5 * MINUTE;
+    let mut sim = Sim::built(pages.clone());
+    assert!(!sim.search_since(&old, within).contains(&old.url));
+    sim.host.mark_ageless([old.url.clone()], true);
+    assert_eq!(sim.search_since(&old, within)[0], old.url);
+    // Told before the stored vectors are read again: it holds when they come.
+    let mut sim = sim.reborn();
+    sim.host.set_ageless([old.url.clone()]);
+    sim.feed(Event::Start { enabled: true });
+    assert_eq!(sim.host.held_urls(), None, "not known while loading");
+    sim.serve_load();
+    assert_eq!(sim.search_since(&old, within)[0], old.url);
+    sim.host.set_ageless([]);
+    assert!(!sim.search_since(&old, within).contains(&old.url));
+}
+
+#[test]
+fn the_pages_held_are_the_vectors_the_to_do_and_the_batch_out() {
+    let pages = history(20);
+    let mut sim = Sim::started(pages.clone());
+    let (_, out) = sim.take_embed();
+    assert_eq!(out.len(), BATCH_PAGES);
+    let mut want: Vec<String> = pages.iter().map(|p| p.url.clone()).collect();
+    want.sort();
+    assert_eq!(sim.host.held_urls(), Some(want.clone()));
+    sim.feed(Event::Removed(Removal::Urls(vec![
+        pages[0].url.clone(),
+        pages[19].url.clone(),
+    ])));
+    want.retain(|url| *url != pages[0].url && *url != pages[19].url);
+    assert_eq!(sim.host.held_urls(), Some(want));
+    sim.feed(Event::SetEnabled(false));
+    assert_eq!(sim.host.held_urls(), None);
+}
