@@ -30,11 +30,12 @@ pub enum Event {
     /// Pages were removed from history: a running AI search leaves them out of its answer.
     VisitsRemoved(RemovedVisits),
     /// Bookmarks were added (cleaned addresses, not of an excluded site): their pages are read
-    /// when reading is on, and understood by their title when outside the history.
+    /// when reading is on.
     Bookmarked(Vec<String>),
-    /// Bookmarks were given a new title (their pages, as [`Event::Bookmarked`]): understood again
-    /// by it when outside the history.
-    BookmarksRetitled(Vec<String>),
+    /// Bookmarks were added or retitled: their pages as the bookmarks give them now (told once the
+    /// bookmarks' shelf is made again, one event for a burst), understood by their title when
+    /// outside the history.
+    BookmarksTitled(Vec<Page>),
     /// These pages are no longer bookmarked: what was read of them for that alone goes.
     Unbookmarked(Vec<String>),
     /// The bookmarked pages as now known: after the bookmarks were read, or none when their

@@ -93,13 +93,8 @@ fn dispatch(event: Event) {
             semantic_host::removed(removal);
         }
         Event::VisitsRemoved(removed) => ask_host::removed_visits(&removed),
-        Event::Bookmarked(urls) => {
-            semantic_host::bookmarked(places_host::bookmark_pages(&urls));
-            catch_up::bookmarked(urls);
-        }
-        Event::BookmarksRetitled(urls) => {
-            semantic_host::bookmarked(places_host::bookmark_pages(&urls));
-        }
+        Event::Bookmarked(urls) => catch_up::bookmarked(urls),
+        Event::BookmarksTitled(pages) => semantic_host::bookmarked(pages),
         Event::Unbookmarked(urls) => {
             semantic_host::unbookmarked(urls.clone());
             catch_up::unbookmarked(&urls);

@@ -62,6 +62,9 @@ thread_local! {
     static REFRESH_PLANNED: Cell<bool> = const { Cell::new(false) };
     /// Searches waiting for the permissions' check and the reads it started.
     static WAITERS: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
+    /// Pages bookmarked or retitled since the shelves were last made: told with their bookmark's
+    /// page once they are ([`refresh_soon`]), so that an import is one making, not thousands.
+    static TITLED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The worker started: checks which sources are on. They are read when first needed (a search
@@ -237,7 +240,9 @@ fn ensure_reads() {
     }
 }
 
-/// Whether the permissions were checked, every source granted read, and no first read running.
+/// Whether the permissions were checked, every source granted read, and none still waiting for
+/// its first answer from the browser (one whose answer is in counts as read: a search makes what
+/// is left of its shelf).
 fn settled() -> bool {
     let first_read = |reading: Reading, holds: bool| reading != Reading::Idle && !holds;
     CHECKED.get()
@@ -369,6 +374,9 @@ async fn read(origin: Origin) {
             // as it was (empty at first); the next change reads it again.
             log::failure("reading the bookmarks or open tabs", &error);
         }
+        // A search waiting for this first read goes on now: it makes what is left of the
+        // shelves at once (`Places::search`), rather than after every slice below.
+        wake_waiters();
         // The shelves made now, not at the first keystroke, a slice at a time: a question
         // asked meanwhile is answered between two slices.
         while !PLACES.with_borrow_mut(|places| places.refresh_some(BUILD_SLICE)) {
@@ -408,7 +416,14 @@ fn refresh_soon() {
     spawn_local(async {
         http::sleep(REFRESH_AFTER_MS, &Cancel::new()).await;
         REFRESH_PLANNED.set(false);
-        PLACES.with_borrow_mut(Places::refresh);
+        let titled = TITLED.take();
+        let pages = PLACES.with_borrow_mut(|places| {
+            places.refresh();
+            places.bookmark_pages(&titled)
+        });
+        if !pages.is_empty() {
+            events::emit(Event::BookmarksTitled(pages));
+        }
     });
 }
 
@@ -445,12 +460,10 @@ fn bookmark_event(event: BookmarkEvent) {
         }
         BookmarkEvent::Unreadable => (none(), none(), none()),
     });
+    TITLED.with_borrow_mut(|titled| titled.extend(came.iter().chain(&retitled).cloned()));
     refresh_soon();
     if !came.is_empty() {
         events::emit(Event::Bookmarked(came));
-    }
-    if !retitled.is_empty() {
-        events::emit(Event::BookmarksRetitled(retitled));
     }
     if !left.is_empty() {
         events::emit(Event::Unbookmarked(left));
