@@ -290,14 +290,7 @@ fn sweep() {
 
 /// Forgets the content of those of `urls` the lexical index does not hold, but those `kept`.
 fn forget_outside_history(urls: Vec<String>, kept: impl Fn(&str) -> bool) {
-    let in_history: HashSet<String> = index_host::pages_of(urls.iter().cloned())
-        .into_iter()
-        .map(|page| page.url)
-        .collect();
-    let gone: Vec<String> = urls
-        .into_iter()
-        .filter(|url| !in_history.contains(url) && !kept(url))
-        .collect();
+    let gone = index_host::outside_history(urls.into_iter().filter(|url| !kept(url)));
     if !gone.is_empty() {
         feed(Event::Removed(Removal::Urls(gone)));
     }

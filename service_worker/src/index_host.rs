@@ -316,6 +316,15 @@ pub fn pages_of(urls: impl IntoIterator<Item = String>) -> Vec<Page> {
     })
 }
 
+/// Those of `urls` (cleaned) whose page the lexical index does not hold, in order: pages outside
+/// the history (all of them while the index is not loaded).
+pub fn outside_history(urls: impl IntoIterator<Item = String>) -> Vec<String> {
+    HOST.with_borrow(|host| match host.index() {
+        Some(index) => urls.into_iter().filter(|url| !index.holds(url)).collect(),
+        None => urls.into_iter().collect(),
+    })
+}
+
 /// The pages found by meaning or by what they said at `urls`, in that order, as a search shows
 /// them: the history's page when the index holds it and it was visited since `start_ms`, else the
 /// bookmark's (`bookmarked` gives the pages of those of its addresses bookmarked now, whatever

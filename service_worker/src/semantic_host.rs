@@ -15,7 +15,7 @@
 //! The dispatcher hands the bookmarks' pages in: this host never asks the places.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use history_chat_bindings::embedder::{self, TextKind};
 use history_chat_bindings::http::{self, Cancel};
@@ -155,14 +155,7 @@ pub fn unbookmarked(urls: Vec<String>) {
         }
     });
     if LISTED.get() {
-        let in_history: HashSet<String> = index_host::pages_of(urls.iter().cloned())
-            .into_iter()
-            .map(|page| page.url)
-            .collect();
-        let gone: Vec<String> = urls
-            .into_iter()
-            .filter(|url| !in_history.contains(url))
-            .collect();
+        let gone = index_host::outside_history(urls);
         if !gone.is_empty() {
             feed(Event::Removed(Removal::Urls(gone)));
         }
@@ -187,14 +180,9 @@ fn offer_bookmarks(only: Option<&[String]>) {
     if wanted.is_empty() {
         return;
     }
-    let in_history: HashSet<String> = index_host::pages_of(wanted.iter().cloned())
-        .into_iter()
-        .map(|page| page.url)
-        .collect();
     let outside: Vec<Page> = BOOKMARKS.with_borrow(|bookmarks| {
-        wanted
+        index_host::outside_history(wanted)
             .iter()
-            .filter(|url| !in_history.contains(*url))
             .filter_map(|url| bookmarks.get(url))
             .map(|page| Page {
                 last_visit_ms: page.marks.bookmark.as_ref().map_or(0, |b| b.added_ms),
@@ -215,15 +203,12 @@ fn sweep() {
         return;
     };
     SWEEP.set(false);
-    let in_history: HashSet<String> = index_host::pages_of(held.iter().cloned())
-        .into_iter()
-        .map(|page| page.url)
-        .collect();
-    let gone: Vec<String> = BOOKMARKS.with_borrow(|bookmarks| {
+    let unbookmarked: Vec<String> = BOOKMARKS.with_borrow(|bookmarks| {
         held.into_iter()
-            .filter(|url| !in_history.contains(url) && !bookmarks.contains_key(url))
+            .filter(|url| !bookmarks.contains_key(url))
             .collect()
     });
+    let gone = index_host::outside_history(unbookmarked);
     if !gone.is_empty() {
         feed(Event::Removed(Removal::Urls(gone)));
     }

@@ -496,6 +496,13 @@ impl Index {
             .collect()
     }
 
+    /// Whether a cleaned URL's page is indexed ([`Index::page`] without making the page).
+    pub fn holds(&self, cleaned_url: &str) -> bool {
+        self.by_url
+            .get(cleaned_url)
+            .is_some_and(|&id| self.doc(id).is_some())
+    }
+
     /// The page for a cleaned URL, if indexed.
     pub fn page(&self, cleaned_url: &str) -> Option<Page> {
         let id = *self.by_url.get(cleaned_url)?;

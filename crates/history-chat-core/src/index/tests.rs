@@ -364,9 +364,11 @@ fn incremental_add_update_and_remove_with_shared_raw_urls() {
     assert_eq!(index.len(), 0);
     assert!(find(&index, "cycles").is_empty());
     assert!(index.page("https://blog.example/ctes").is_none());
+    assert!(!index.holds("https://blog.example/ctes"));
 
     // The page can come back.
     index.upsert(item("https://blog.example/ctes", "Back again", 0, 1));
+    assert!(index.holds("https://blog.example/ctes"));
     assert_eq!(find(&index, "back"), ["https://blog.example/ctes"]);
     // Excluded URLs never enter.
     index.upsert(item("chrome://history", "History", 0, 1));
