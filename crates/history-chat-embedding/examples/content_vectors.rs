@@ -55,6 +55,17 @@ struct Question {
     expected: Vec<String>,
 }
 
+/// Page scores tried besides the best passage's: `(1 − w) × best + w × mean` of its embedded
+/// passages, for each weight `w`.
+const BLENDS: [f32; 4] = [0.0, 0.25, 0.5, 0.75];
+
+/// The content store's rule with a floor low enough for a blended score (a mean is lower than a
+/// best).
+const LOWER_FLOOR: StandoutRule = StandoutRule {
+    floor: 0.70,
+    ..CONTENT_STANDOUT
+};
+
 /// The RRF constant the content store once fused its words and meaning with (the original
 /// paper's 60), for the comparison with its answer, meaning first.
 const RRF_K: f64 = 60.0;
@@ -245,6 +256,40 @@ fn main() -> Result<(), String> {
                 .take(5)
                 .any(|(id, s)| expected.contains(&id.as_str()) && *s >= cut)
         };
+        // Other page scores from the same similarities, each through the store's answer
+        // (meaning first, then words) under the content store's rule and one with a lower floor.
+        let mut scored: Vec<Vec<f32>> = Vec::new();
+        for blend in BLENDS {
+            let score: Vec<f32> = best_shipped
+                .iter()
+                .zip(&mean)
+                .map(|(&best, &mean)| match best > f32::MIN {
+                    true => (1.0 - blend) * best + blend * mean,
+                    false => f32::MIN,
+                })
+                .collect();
+            scored.push(score);
+        }
+        let mut blended_found = Vec::new();
+        for score in &scored {
+            let order = ranked(score);
+            for rule in [CONTENT_STANDOUT, LOWER_FLOOR] {
+                let cut = rule.floor_among(&order, Words::Missed);
+                let mut answer: Vec<String> = order
+                    .iter()
+                    .take(FUSION_POOL)
+                    .filter(|(_, s)| *s >= cut)
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                let rest: Vec<String> = words
+                    .iter()
+                    .filter(|id| !answer.contains(id))
+                    .cloned()
+                    .collect();
+                answer.extend(rest);
+                blended_found.push(usize::from(in_top(&answer)));
+            }
+        }
         let row = match rows.iter_mut().find(|(k, _)| *k == q.kind) {
             Some(row) => row,
             None => {
@@ -253,6 +298,10 @@ fn main() -> Result<(), String> {
             }
         };
         row.1.questions += 1;
+        row.1.blended.resize(blended_found.len(), 0);
+        for (total, found) in row.1.blended.iter_mut().zip(blended_found) {
+            *total += found;
+        }
         row.1.shipped += usize::from(top(&shipped, f32::MIN));
         row.1.all += usize::from(top(&all, f32::MIN));
         row.1.mean += usize::from(top(&by_mean, f32::MIN));
@@ -303,6 +352,32 @@ fn main() -> Result<(), String> {
             .collect();
         println!("| {name} | {} |", cells.join(" | "));
     }
+    println!();
+    println!(
+        "The store's answer (meaning first, then words) with a page scored (1 − w) × its best passage + w × their mean, under the content store's rule and with the floor at {:.2}:",
+        LOWER_FLOOR.floor
+    );
+    println!();
+    let heads: Vec<String> = BLENDS
+        .iter()
+        .flat_map(|w| {
+            [
+                format!("w {w:.2}"),
+                format!("w {w:.2}, floor {:.2}", LOWER_FLOOR.floor),
+            ]
+        })
+        .collect();
+    println!("| kind | {} |", heads.join(" | "));
+    println!("|---|{}", "---:|".repeat(heads.len()));
+    for (kind, row) in &rows {
+        let n = row.questions.max(1) as f64;
+        let cells: Vec<String> = row
+            .blended
+            .iter()
+            .map(|&x| format!("{:.2}", x as f64 / n))
+            .collect();
+        println!("| {kind} | {} |", cells.join(" | "));
+    }
     Ok(())
 }
 
@@ -312,6 +387,9 @@ struct Row {
     shipped: usize,
     all: usize,
     mean: usize,
+    /// For each of [`BLENDS`], under the content store's rule then [`LOWER_FLOOR`]: the store's
+    /// answer finding the page.
+    blended: Vec<usize>,
     rrf: usize,
     meaning_first: usize,
     passes: Vec<usize>,
@@ -325,6 +403,7 @@ impl Row {
             shipped: 0,
             all: 0,
             mean: 0,
+            blended: Vec::new(),
             rrf: 0,
             meaning_first: 0,
             passes: vec![0; rules],
