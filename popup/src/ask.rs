@@ -23,7 +23,7 @@ use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
     Asker, Asking, CONTENT_SEARCH, Finding, Lexical, PLACES, Pace, Ranked, RankedSource, Retrieval,
     Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve,
-    searches_history_or_bookmarks, searches_places,
+    searches_history_or_bookmarks, searches_places, searches_topics,
 };
 use history_chat_core::t;
 
@@ -210,7 +210,7 @@ impl RankedSource for TopicSearch {
     }
 
     fn searches(&self, origins: Origins) -> bool {
-        searches_history_or_bookmarks(origins)
+        searches_topics(origins)
     }
 }
 

@@ -39,6 +39,7 @@ use history_chat_core::content::passages::MIN_WORDS;
 use history_chat_core::exclusions::Exclusions;
 use history_chat_core::history::Page;
 use history_chat_core::messages::{ContentState, Response};
+use history_chat_core::origin::Origins;
 use history_chat_core::reading::{self, page_text};
 use history_chat_core::semantic::host::EMBEDDER_IDLE_MS;
 use history_chat_core::settings::KnownSettings;
@@ -308,14 +309,15 @@ pub fn searchable() -> bool {
 
 /// The pages that said something matching `query` (its `site:` and source terms taken out),
 /// best first, at most `limit`, each with the passage that matched: the history's pages visited
-/// since `start_ms`, and the bookmarked pages whatever their age (`bookmarked` gives the pages of
-/// those of its addresses that are bookmarked now); each as the question's source terms allow.
+/// since `start_ms`, and the bookmarked pages whatever their age (`places` gives the pages of
+/// those of its addresses bookmarked or open now, [`index_host::history_or_places`]); each as the
+/// question's source terms allow.
 /// Also whether the words alone found a page of the period (how the plan places them).
 pub async fn search(
     query: &str,
     start_ms: i64,
     limit: usize,
-    bookmarked: impl FnOnce(&[String]) -> Vec<Page>,
+    places: impl FnOnce(&[String], Origins) -> Vec<Page>,
 ) -> Response {
     let site_filter::SiteQuestion {
         words: query,
@@ -340,7 +342,7 @@ pub async fn search(
         matches.insert(hit.url.clone(), hit);
     }
     // A page is shown as the history's when it is one of the period's, else as a bookmark.
-    let mut pages = index_host::history_or_bookmarks(&urls, start_ms, origins, bookmarked);
+    let mut pages = index_host::history_or_places(&urls, start_ms, origins, places);
     pages.truncate(limit);
     // The texts the store no longer holds are in the shown pages' records.
     let wanted: Vec<String> = pages

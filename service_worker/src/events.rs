@@ -41,6 +41,9 @@ pub enum Event {
     /// The bookmarked pages as now known: after the bookmarks were read, or none when their
     /// switch is off. What was read or understood of any other page outside the history goes.
     BookmarksKnown(HashSet<String>),
+    /// The open tabs' pages as now known: after the tabs were read and after a burst of tab
+    /// events, or none when their switch is off.
+    TabsKnown(Vec<Page>),
 }
 
 thread_local! {

@@ -327,13 +327,14 @@ pub fn outside_history(urls: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// The pages found by meaning or by what they said at `urls`, in that order, as a search shows
 /// them: the history's page when the index holds it and it was visited since `start_ms`, else the
-/// bookmark's (`bookmarked` gives the pages of those of its addresses bookmarked now, whatever
-/// their age); each as the question's source terms (`origins`) allow. Others are left out.
-pub fn history_or_bookmarks(
+/// bookmark's or open tab's (`places` gives the pages of those of its addresses bookmarked or open
+/// now, whatever their age, as the origins it is given allow); each as the question's source terms
+/// (`origins`) allow. Others are left out.
+pub fn history_or_places(
     urls: &[String],
     start_ms: i64,
     origins: Origins,
-    bookmarked: impl FnOnce(&[String]) -> Vec<Page>,
+    places: impl FnOnce(&[String], Origins) -> Vec<Page>,
 ) -> Vec<Page> {
     let mut shown: HashMap<String, Page> = HashMap::new();
     if origins.allows(Origin::History) {
@@ -342,14 +343,18 @@ pub fn history_or_bookmarks(
             .filter(|page| page.last_visit_ms >= start_ms);
         shown.extend(recent.map(|page| (page.url.clone(), page)));
     }
-    if origins.allows(Origin::Bookmark) {
+    if origins.allows(Origin::Bookmark) || origins.allows(Origin::Tab) {
         let others: Vec<String> = urls
             .iter()
             .filter(|url| !shown.contains_key(*url))
             .cloned()
             .collect();
         if !others.is_empty() {
-            shown.extend(bookmarked(&others).into_iter().map(|p| (p.url.clone(), p)));
+            shown.extend(
+                places(&others, origins)
+                    .into_iter()
+                    .map(|p| (p.url.clone(), p)),
+            );
         }
     }
     urls.iter().filter_map(|url| shown.remove(url)).collect()

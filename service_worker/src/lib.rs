@@ -95,6 +95,7 @@ fn dispatch(event: Event) {
         Event::VisitsRemoved(removed) => ask_host::removed_visits(&removed),
         Event::Bookmarked(urls) => catch_up::bookmarked(urls),
         Event::BookmarksTitled(pages) => semantic_host::bookmarked(pages),
+        Event::TabsKnown(pages) => semantic_host::tabs_known(pages),
         Event::Unbookmarked(urls) => {
             semantic_host::unbookmarked(urls.clone());
             catch_up::unbookmarked(&urls);
@@ -202,7 +203,7 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
             limit,
         }) => {
             let mut found =
-                content_host::search(&query, start_ms, limit, places_host::bookmark_pages).await;
+                content_host::search(&query, start_ms, limit, places_host::place_pages).await;
             places_host::words_found(&query, &mut found);
             found
         }
@@ -229,8 +230,7 @@ pub async fn on_message(message: JsValue, sender: JsValue) -> JsValue {
             limit,
         }) => {
             let mut understood =
-                semantic_host::understand(&query, start_ms, limit, places_host::bookmark_pages)
-                    .await;
+                semantic_host::understand(&query, start_ms, limit, places_host::place_pages).await;
             places_host::words_found(&query, &mut understood);
             understood
         }

@@ -16,7 +16,7 @@ use history_chat_core::period::Period;
 use history_chat_core::retrieval::{
     Asker, Asking, CONTENT_SEARCH, Finding, Lexical, PLACES, Pace, Ranked, RankedSource, Retrieval,
     Retrieved, Source, SourceQuery, Sources, Stage, Step, TOPIC_SEARCH, retrieve,
-    searches_history_or_bookmarks, searches_places,
+    searches_history_or_bookmarks, searches_places, searches_topics,
 };
 
 use crate::{content_host, index_host, places_host, semantic_host};
@@ -156,10 +156,9 @@ impl RankedSource for TopicSearch {
 
     fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
         Box::pin(async move {
-            let bookmarked = places_host::bookmark_pages;
+            let places = places_host::place_pages;
             let (question, start_ms, limit) = (query.question, query.start_ms, query.limit);
-            let mut understood =
-                semantic_host::understand(question, start_ms, limit, bookmarked).await;
+            let mut understood = semantic_host::understand(question, start_ms, limit, places).await;
             places_host::words_found(query.question, &mut understood);
             match understood {
                 Response::Understood { pages, words, .. } => Ranked::topics(pages, words),
@@ -169,7 +168,7 @@ impl RankedSource for TopicSearch {
     }
 
     fn searches(&self, origins: Origins) -> bool {
-        searches_history_or_bookmarks(origins)
+        searches_topics(origins)
     }
 }
 
@@ -183,9 +182,9 @@ impl RankedSource for ContentSearch {
 
     fn find<'a>(&'a self, query: &'a SourceQuery<'_>) -> Finding<'a> {
         Box::pin(async move {
-            let bookmarked = places_host::bookmark_pages;
+            let places = places_host::place_pages;
             let mut found =
-                content_host::search(query.question, query.start_ms, query.limit, bookmarked).await;
+                content_host::search(query.question, query.start_ms, query.limit, places).await;
             places_host::words_found(query.question, &mut found);
             match found {
                 Response::ContentFound { pages, words } => Ranked::content(pages, words),

@@ -24,7 +24,7 @@ use history_chat_bindings::tabs::{self, TabEvent};
 use history_chat_bindings::{log, permissions, storage};
 use history_chat_core::history::Page;
 use history_chat_core::messages::Response;
-use history_chat_core::origin::Origin;
+use history_chat_core::origin::{Origin, Origins};
 use history_chat_core::places::host::Places;
 use history_chat_core::retrieval::fusion;
 use history_chat_core::semantic::Words;
@@ -65,6 +65,9 @@ thread_local! {
     /// Pages bookmarked or retitled since the shelves were last made: told with their bookmark's
     /// page once they are ([`refresh_soon`]), so that an import is one making, not thousands.
     static TITLED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    /// A tab event came since the shelves were last made: the open tabs' pages are told once
+    /// they are ([`refresh_soon`]).
+    static TABS_CHANGED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The worker started: checks which sources are on. They are read when first needed (a search
@@ -157,9 +160,15 @@ pub fn is_bookmarked(url: &str) -> bool {
 }
 
 /// The bookmarks' pages for those of `urls` that are bookmarked, with what is held now (no
-/// wait): what the pages' content found of pages known only as bookmarks.
+/// wait).
 pub fn bookmark_pages(urls: &[String]) -> Vec<Page> {
     PLACES.with_borrow_mut(|places| places.bookmark_pages(urls))
+}
+
+/// The pages of those of `urls` bookmarked or open now, as `origins` allows, with what is held
+/// now (no wait): what topic search and the pages' content found outside the history.
+pub fn place_pages(urls: &[String], origins: Origins) -> Vec<Page> {
+    PLACES.with_borrow_mut(|places| places.place_pages(urls, origins))
 }
 
 /// The index's answer to a search with the bookmarks and open tabs matching `query` fused in
@@ -303,8 +312,9 @@ async fn check_permissions(read_now: bool) -> [(Origin, Option<bool>); 2] {
         } else {
             wanted.set(false);
             PLACES.with_borrow_mut(|places| places.clear(origin));
-            if origin == Origin::Bookmark {
-                events::emit(Event::BookmarksKnown(HashSet::new()));
+            match origin {
+                Origin::Bookmark => events::emit(Event::BookmarksKnown(HashSet::new())),
+                _ => events::emit(Event::TabsKnown(Vec::new())),
             }
         }
     }
@@ -396,6 +406,11 @@ async fn read(origin: Origin) {
             held.into_iter().map(|(url, _)| url).collect(),
         ));
     }
+    if origin == Origin::Tab
+        && let Some(open) = PLACES.with_borrow_mut(Places::tab_pages)
+    {
+        events::emit(Event::TabsKnown(open));
+    }
     wake_waiters();
 }
 
@@ -417,12 +432,17 @@ fn refresh_soon() {
         http::sleep(REFRESH_AFTER_MS, &Cancel::new()).await;
         REFRESH_PLANNED.set(false);
         let titled = TITLED.take();
-        let pages = PLACES.with_borrow_mut(|places| {
+        let tabs_changed = TABS_CHANGED.take();
+        let (pages, open) = PLACES.with_borrow_mut(|places| {
             places.refresh();
-            places.bookmark_pages(&titled)
+            let open = tabs_changed.then(|| places.tab_pages()).flatten();
+            (places.bookmark_pages(&titled), open)
         });
         if !pages.is_empty() {
             events::emit(Event::BookmarksTitled(pages));
+        }
+        if let Some(open) = open {
+            events::emit(Event::TabsKnown(open));
         }
     });
 }
@@ -481,5 +501,6 @@ fn tab_event(event: TabEvent) {
         TabEvent::Removed { id } => places.tab_removed(*id),
         TabEvent::Unreadable => {}
     });
+    TABS_CHANGED.set(true);
     refresh_soon();
 }

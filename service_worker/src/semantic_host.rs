@@ -7,12 +7,13 @@
 //! The model runs in an offscreen document's dedicated worker ([`embedder`]), never on this
 //! worker's thread, so the pages' requests are answered while pages are being understood.
 //!
-//! **Bookmarks** (their switch on): a bookmarked page is found whatever the period (the host's
-//! ageless pages), and a bookmarked page outside the history is understood by its bookmark's
-//! title, its vector kept while it is bookmarked ([`bookmarks_known`], [`bookmarked`],
-//! [`unbookmarked`]); once the history and the store are known whole, every page held that is
-//! neither in the history nor bookmarked goes (the switch off: every page outside the history).
-//! The dispatcher hands the bookmarks' pages in: this host never asks the places.
+//! **Bookmarks and open tabs** (their switches on): a bookmarked or open page is found whatever
+//! the period (the host's ageless pages), and one outside the history is understood by its
+//! bookmark's or tab's title, its vector kept while it is bookmarked or open ([`bookmarks_known`],
+//! [`bookmarked`], [`unbookmarked`], [`tabs_known`]); once the history and the store are known
+//! whole, every page held that is neither in the history nor bookmarked nor open goes (both
+//! switches off: every page outside the history). The dispatcher hands the places' pages in:
+//! this host never asks them.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -23,6 +24,7 @@ use history_chat_bindings::idb::{self, Records};
 use history_chat_bindings::log;
 use history_chat_core::history::Page;
 use history_chat_core::messages::{QUERY_PATIENCE_MS, Response};
+use history_chat_core::origin::Origins;
 use history_chat_core::semantic::host::{
     Action, EMBEDDER_IDLE_MS, Event, PAGES_PER_EVENT, Removal, STORE_CHUNK_RECORDS, SemanticHost,
 };
@@ -45,9 +47,14 @@ thread_local! {
     static LISTED: Cell<bool> = const { Cell::new(false) };
     /// The bookmarked pages as last known, by URL (their bookmark's title, when added).
     static BOOKMARKS: RefCell<HashMap<String, Page>> = RefCell::new(HashMap::new());
+    /// The open tabs' pages as last known, by URL (their tab's title, when last used).
+    static TABS: RefCell<HashMap<String, Page>> = RefCell::new(HashMap::new());
     /// The bookmarks were told whole ([`bookmarks_known`]) since the last sweep of the pages
     /// outside the history.
     static SWEEP: Cell<bool> = const { Cell::new(false) };
+    /// The open tabs were told whole once ([`tabs_known`]): before, the sweep would delete the
+    /// vectors of pages known only as open tabs, to make them again.
+    static TABS_TOLD: Cell<bool> = const { Cell::new(false) };
 }
 
 /// What is known of the settings changed ([`crate::settings_host`]): the excluded sites go to the
@@ -99,24 +106,24 @@ pub fn pages(mut pages: Vec<Page>) {
 pub fn listed() {
     feed(Event::Listed);
     LISTED.set(true);
-    offer_bookmarks(None);
+    offer_places(None);
     sweep();
 }
 
-/// The lexical index lost pages: their vectors go, but those of bookmarked pages (understood
-/// now as bookmarks, whatever their age). Everything removed: the bookmarks' pages are understood
-/// again.
+/// The lexical index lost pages: their vectors go, but those of bookmarked or open pages (found
+/// now as such, whatever their age). Everything removed: the bookmarks' and tabs' pages are
+/// understood again.
 pub fn removed(removal: Removal) {
     match removal {
         Removal::Urls(mut urls) => {
-            BOOKMARKS.with_borrow(|bookmarks| urls.retain(|url| !bookmarks.contains_key(url)));
+            urls.retain(|url| !is_place(url));
             if !urls.is_empty() {
                 feed(Event::Removed(Removal::Urls(urls)));
             }
         }
         Removal::All => {
             feed(Event::Removed(Removal::All));
-            offer_bookmarks(None);
+            offer_places(None);
         }
     }
 }
@@ -126,12 +133,52 @@ pub fn removed(removal: Removal) {
 /// once the history and the store are known whole, every page held that is neither in the history
 /// nor among them goes.
 pub fn bookmarks_known(pages: Vec<Page>) {
-    let pages: HashMap<String, Page> = pages.into_iter().map(|p| (p.url.clone(), p)).collect();
-    HOST.with_borrow_mut(|host| host.set_ageless(pages.keys().cloned()));
-    BOOKMARKS.set(pages);
+    BOOKMARKS.set(pages.into_iter().map(|p| (p.url.clone(), p)).collect());
+    set_ageless();
     SWEEP.set(true);
-    offer_bookmarks(None);
+    offer_places(None);
     sweep();
+}
+
+/// The open tabs' pages as now known, whole (none: the tabs' switch is off): each is found
+/// whatever the period, those outside the history understood by their tab's title; a page no
+/// longer open, nor bookmarked, loses its vector when outside the history.
+pub fn tabs_known(pages: Vec<Page>) {
+    let open: HashMap<String, Page> = pages.into_iter().map(|p| (p.url.clone(), p)).collect();
+    let before = TABS.replace(open);
+    TABS_TOLD.set(true);
+    set_ageless();
+    let closed: Vec<String> = before.into_keys().filter(|url| !is_place(url)).collect();
+    forget_outside_history(closed);
+    let urls: Vec<String> = TABS.with_borrow(|tabs| tabs.keys().cloned().collect());
+    offer_places(Some(&urls));
+    sweep();
+}
+
+/// Whether the page at `url` is bookmarked or open, as last told.
+fn is_place(url: &str) -> bool {
+    BOOKMARKS.with_borrow(|bookmarks| bookmarks.contains_key(url))
+        || TABS.with_borrow(|tabs| tabs.contains_key(url))
+}
+
+/// The host's ageless pages: every page bookmarked or open.
+fn set_ageless() {
+    let mut urls: Vec<String> =
+        BOOKMARKS.with_borrow(|bookmarks| bookmarks.keys().cloned().collect());
+    TABS.with_borrow(|tabs| urls.extend(tabs.keys().cloned()));
+    HOST.with_borrow_mut(|host| host.set_ageless(urls));
+}
+
+/// The vectors of those of `urls` outside the history go (once the whole history is known;
+/// until then the sweep sees to them).
+fn forget_outside_history(urls: Vec<String>) {
+    if !LISTED.get() || urls.is_empty() {
+        return;
+    }
+    let gone = index_host::outside_history(urls);
+    if !gone.is_empty() {
+        feed(Event::Removed(Removal::Urls(gone)));
+    }
 }
 
 /// These pages were bookmarked (added, given a new address, or retitled): found whatever the
@@ -142,73 +189,76 @@ pub fn bookmarked(pages: Vec<Page>) {
     BOOKMARKS.with_borrow_mut(|bookmarks| {
         bookmarks.extend(pages.into_iter().map(|page| (page.url.clone(), page)));
     });
-    offer_bookmarks(Some(&urls));
+    offer_places(Some(&urls));
 }
 
-/// These pages are no longer bookmarked: found in their period only, and the vectors of those
-/// outside the history go (once the whole history is known; until then the sweep sees to them).
+/// These pages are no longer bookmarked: unless open in a tab, found in their period only, and
+/// the vectors of those outside the history go.
 pub fn unbookmarked(urls: Vec<String>) {
-    HOST.with_borrow_mut(|host| host.mark_ageless(urls.iter().cloned(), false));
     BOOKMARKS.with_borrow_mut(|bookmarks| {
         for url in &urls {
             bookmarks.remove(url);
         }
     });
-    if LISTED.get() {
-        let gone = index_host::outside_history(urls);
-        if !gone.is_empty() {
-            feed(Event::Removed(Removal::Urls(gone)));
-        }
-    }
+    let urls: Vec<String> = urls.into_iter().filter(|url| !is_place(url)).collect();
+    HOST.with_borrow_mut(|host| host.mark_ageless(urls.iter().cloned(), false));
+    forget_outside_history(urls);
 }
 
-/// Has the host understand the bookmarked pages outside the history (`only` those of these
-/// addresses), by their bookmark's title, newest bookmarked first — once the whole history is
-/// known, so that a page of the history is understood by its own title only.
-fn offer_bookmarks(only: Option<&[String]>) {
+/// Has the host understand the bookmarked and open pages outside the history (`only` those of
+/// these addresses), by their bookmark's title (else their tab's), newest first — once the whole
+/// history is known, so that a page of the history is understood by its own title only.
+fn offer_places(only: Option<&[String]>) {
     if !LISTED.get() {
         return;
     }
-    let wanted: Vec<String> = BOOKMARKS.with_borrow(|bookmarks| match only {
-        Some(urls) => urls
-            .iter()
-            .filter(|url| bookmarks.contains_key(*url))
-            .cloned()
-            .collect(),
-        None => bookmarks.keys().cloned().collect(),
-    });
+    let wanted: Vec<String> = match only {
+        Some(urls) => urls.iter().filter(|url| is_place(url)).cloned().collect(),
+        None => {
+            let mut urls: Vec<String> =
+                BOOKMARKS.with_borrow(|bookmarks| bookmarks.keys().cloned().collect());
+            TABS.with_borrow(|tabs| {
+                urls.extend(tabs.keys().filter(|url| !is_bookmarked(url)).cloned());
+            });
+            urls
+        }
+    };
     if wanted.is_empty() {
         return;
     }
-    let outside: Vec<Page> = BOOKMARKS.with_borrow(|bookmarks| {
-        index_host::outside_history(wanted)
-            .iter()
-            .filter_map(|url| bookmarks.get(url))
-            .map(|page| Page {
-                last_visit_ms: page.marks.bookmark.as_ref().map_or(0, |b| b.added_ms),
-                ..page.clone()
-            })
-            .collect()
-    });
+    let outside: Vec<Page> = index_host::outside_history(wanted)
+        .iter()
+        .filter_map(|url| {
+            let bookmark = BOOKMARKS.with_borrow(|bookmarks| bookmarks.get(url).cloned());
+            match bookmark {
+                Some(page) => Some(Page {
+                    last_visit_ms: page.marks.bookmark.as_ref().map_or(0, |b| b.added_ms),
+                    ..page
+                }),
+                None => TABS.with_borrow(|tabs| tabs.get(url).cloned()),
+            }
+        })
+        .collect();
     pages(outside);
 }
 
-/// Once the history and the stored vectors are known whole, after the bookmarks were told whole:
-/// the pages held that are neither in the history nor bookmarked go.
+/// Whether the page at `url` is bookmarked, as last told.
+fn is_bookmarked(url: &str) -> bool {
+    BOOKMARKS.with_borrow(|bookmarks| bookmarks.contains_key(url))
+}
+
+/// Once the history and the stored vectors are known whole, after the bookmarks were told whole
+/// (and the open tabs once): the pages held that are neither in the history nor bookmarked nor
+/// open go.
 fn sweep() {
-    if !LISTED.get() || !SWEEP.get() {
+    if !LISTED.get() || !SWEEP.get() || !TABS_TOLD.get() {
         return;
     }
     let Some(held) = HOST.with_borrow(SemanticHost::held_urls) else {
         return;
     };
     SWEEP.set(false);
-    let unbookmarked: Vec<String> = BOOKMARKS.with_borrow(|bookmarks| {
-        held.into_iter()
-            .filter(|url| !bookmarks.contains_key(url))
-            .collect()
-    });
-    let gone = index_host::outside_history(unbookmarked);
+    let gone = index_host::outside_history(held.into_iter().filter(|url| !is_place(url)));
     if !gone.is_empty() {
         feed(Event::Removed(Removal::Urls(gone)));
     }
@@ -227,17 +277,17 @@ pub fn state() -> Response {
     }
 }
 
-/// The pages closest in meaning to `query`, visited since `start_ms`, and the bookmarked ones
-/// whatever their age: the question's words (its `site:` and source terms taken out) are embedded
-/// by the model (ahead of any batch of pages), the stored vectors of the sites' pages are scanned,
-/// and the URLs are turned into pages by the lexical index, else as bookmarks (`bookmarked` gives
-/// the pages of those of its addresses bookmarked now), as the source terms allow: a page neither
-/// holds is never shown.
+/// The pages closest in meaning to `query`, visited since `start_ms`, and the bookmarked and open
+/// ones whatever their age: the question's words (its `site:` and source terms taken out) are
+/// embedded by the model (ahead of any batch of pages), the stored vectors of the sites' pages are
+/// scanned, and the URLs are turned into pages by the lexical index, else as bookmarks or tabs
+/// (`places` gives the pages of those of its addresses bookmarked or open now), as the source terms
+/// allow: a page none holds is never shown.
 pub async fn understand(
     query: &str,
     start_ms: i64,
     limit: usize,
-    bookmarked: impl FnOnce(&[String]) -> Vec<Page>,
+    places: impl FnOnce(&[String], Origins) -> Vec<Page>,
 ) -> Response {
     let progress = HOST.with_borrow(SemanticHost::progress);
     let searchable = answers_questions();
@@ -261,7 +311,7 @@ pub async fn understand(
             let hits =
                 HOST.with_borrow(|host| host.search_in(&vector, &sites, start_ms, limit, words));
             let urls: Vec<String> = hits.into_iter().map(|(url, _)| url).collect();
-            index_host::history_or_bookmarks(&urls, start_ms, origins, bookmarked)
+            index_host::history_or_places(&urls, start_ms, origins, places)
         }
         None => Vec::new(),
     };
@@ -384,7 +434,7 @@ fn perform(action: Action) {
         Action::CloseEmbedder => spawn_local(embedder::close()),
         Action::SendAllPages => {
             pages(index_host::all_pages());
-            offer_bookmarks(None);
+            offer_places(None);
         }
     }
 }

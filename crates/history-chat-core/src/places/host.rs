@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 use crate::clean::clean_url;
 use crate::exclusions::Exclusions;
 use crate::history::{Bookmarked, Marks, OpenTab, Page};
-use crate::origin::Origin;
+use crate::origin::{Origin, Origins};
 use crate::site_filter;
 
 use super::browser::{BookmarkChange, BookmarkNode, TabInfo};
@@ -240,17 +240,55 @@ impl Places {
     /// The bookmarks' pages for those of `urls` (cleaned) that are bookmarked, in the order of
     /// `urls`: a page found by what it said, known to History Chat only as a bookmark.
     pub fn bookmark_pages(&mut self, urls: &[String]) -> Vec<Page> {
+        let mut bookmarks = Origins::default();
+        bookmarks.name(Origin::Bookmark);
+        self.place_pages(urls, bookmarks)
+    }
+
+    /// The pages of those of `urls` (cleaned) bookmarked or open in a tab now, as `origins`
+    /// allows, in the order of `urls`: a page found by meaning or by what it said outside the
+    /// history; one both bookmarked and open shows once, with both marks.
+    pub fn place_pages(&mut self, urls: &[String], origins: Origins) -> Vec<Page> {
         self.refresh();
         let wanted: HashSet<&str> = urls.iter().map(String::as_str).collect();
         let mut by_url: HashMap<&str, Page> = HashMap::new();
-        for entry in self.bookmarks.entries() {
-            if wanted.contains(entry.url.as_str()) && !by_url.contains_key(entry.url.as_str()) {
-                by_url.insert(&entry.url, entry.page());
+        let mut shelves = Vec::new();
+        if origins.allows(Origin::Tab) {
+            shelves.push(&self.tab_shelf);
+        }
+        if origins.allows(Origin::Bookmark) {
+            shelves.push(&self.bookmarks);
+        }
+        for entry in shelves.into_iter().flat_map(Shelf::entries) {
+            if !wanted.contains(entry.url.as_str()) {
+                continue;
             }
+            let page = entry.page();
+            by_url
+                .entry(&entry.url)
+                .and_modify(|held| held.marks = held.marks.merged(&page.marks))
+                .or_insert(page);
         }
         urls.iter()
             .filter_map(|url| by_url.remove(url.as_str()))
             .collect()
+    }
+
+    /// The open tabs' pages (cleaned, not of an excluded site), one per address (its most
+    /// recently used tab's), by address; `None` while the tabs are off or not read yet.
+    pub fn tab_pages(&mut self) -> Option<Vec<Page>> {
+        self.tabs.as_ref()?;
+        self.refresh();
+        let mut by_url: HashMap<&str, &Entry> = HashMap::new();
+        for entry in self.tab_shelf.entries() {
+            let held = by_url.entry(&entry.url).or_insert(entry);
+            if entry.recent_ms > held.recent_ms {
+                *held = entry;
+            }
+        }
+        let mut pages: Vec<Page> = by_url.into_values().map(Entry::page).collect();
+        pages.sort_by(|a, b| a.url.cmp(&b.url));
+        Some(pages)
     }
 
     /// `onMoved`: the node is now in the folder `parent_id`.

@@ -116,11 +116,16 @@ pub fn searches_places(origins: Origins) -> bool {
 /// after it, and the worker embeds the question once for both), for as many pages.
 pub const CONTENT_SEARCH: Asking = TOPIC_SEARCH;
 
-/// Whether topic search and the pages' read content are asked when a question names `origins`:
-/// they hold the history's pages and the bookmarked ones ([`RankedSource::searches`] of their
-/// sources).
+/// Whether the pages' read content is asked when a question names `origins`: it holds the
+/// history's pages and the bookmarked ones ([`RankedSource::searches`] of its source).
 pub fn searches_history_or_bookmarks(origins: Origins) -> bool {
     origins.allows(Origin::History) || origins.allows(Origin::Bookmark)
+}
+
+/// Whether topic search is asked when a question names `origins`: it holds the history's pages,
+/// the bookmarked ones and the open tabs' outside the history, so every source.
+pub fn searches_topics(origins: Origins) -> bool {
+    searches_history_or_bookmarks(origins) || origins.allows(Origin::Tab)
 }
 
 /// How the plan is paced.

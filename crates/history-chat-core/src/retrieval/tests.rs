@@ -807,22 +807,24 @@ fn the_index_answer_is_whole_only_when_it_covers_the_period() {
 #[test]
 fn the_content_and_the_places_are_asked_for_the_sources_they_hold() {
     // (question, content asked, bookmarks and tabs asked)
+    // (question, content, places, topics)
     let rows = [
-        ("tarte tatin", true, true),
-        ("history: tarte", true, false),
-        ("bookmark: tarte", true, true),
-        ("favori: tarte", true, true),
-        ("tab: tarte", false, true),
-        ("tab: history: tarte", true, true),
+        ("tarte tatin", true, true, true),
+        ("history: tarte", true, false, true),
+        ("bookmark: tarte", true, true, true),
+        ("favori: tarte", true, true, true),
+        ("tab: tarte", false, true, true),
+        ("tab: history: tarte", true, true, true),
     ];
-    for (question, content, places) in rows {
+    for (question, content, places, topics) in rows {
         let origins = crate::site_filter::parse(question).origins;
         assert_eq!(
             (
                 super::searches_history_or_bookmarks(origins),
-                super::searches_places(origins)
+                super::searches_places(origins),
+                super::searches_topics(origins)
             ),
-            (content, places),
+            (content, places, topics),
             "{question}"
         );
     }

@@ -451,3 +451,71 @@ fn bookmark_events_say_which_pages_came_and_which_are_no_longer_bookmarked() {
     );
     assert_eq!(pages[0].title, "Tarte Tatin");
 }
+
+#[test]
+fn the_pages_of_bookmarks_and_tabs_as_the_source_terms_allow_and_the_open_tabs_pages() {
+    let mut places = loaded();
+    assert_eq!(places.tab_pages(), None, "tabs not read: unknown");
+    places.load_tabs(&[
+        tab(
+            7,
+            "https://tokio.rs/tokio/tutorial#intro",
+            "Tokio, older tab",
+            5.0,
+        ),
+        tab(8, TOKIO, "Tokio tutorial", 9.0),
+        tab(9, "https://news.example/today", "Today's news", 7.0),
+        tab(10, "chrome://newtab", "New tab", 8.0),
+    ]);
+    // One page an address, the most recently used tab's, by address.
+    let open = places.tab_pages().unwrap_or_default();
+    let shown: Vec<(&str, &str, Option<i32>)> = open
+        .iter()
+        .map(|p| {
+            (
+                p.url.as_str(),
+                p.title.as_str(),
+                p.marks.tab.map(|t| t.tab_id),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("https://news.example/today", "Today's news", Some(9)),
+            (TOKIO, "Tokio tutorial", Some(8)),
+        ]
+    );
+    let urls = [
+        "https://news.example/today".to_owned(),
+        BOOK.to_owned(),
+        TOKIO.to_owned(),
+        "https://nowhere.example/".to_owned(),
+    ];
+    let marks = |pages: Vec<Page>| -> Vec<(String, bool, bool)> {
+        pages
+            .into_iter()
+            .map(|p| (p.url, p.marks.bookmark.is_some(), p.marks.tab.is_some()))
+            .collect()
+    };
+    let every = Origins::default();
+    assert_eq!(
+        marks(places.place_pages(&urls, every)),
+        [
+            ("https://news.example/today".to_owned(), false, true),
+            (BOOK.to_owned(), true, false),
+            (TOKIO.to_owned(), true, true),
+        ]
+    );
+    let mut tabs = Origins::default();
+    tabs.name(Origin::Tab);
+    assert_eq!(
+        marks(places.place_pages(&urls, tabs)),
+        [
+            ("https://news.example/today".to_owned(), false, true),
+            (TOKIO.to_owned(), false, true),
+        ]
+    );
+    places.clear(Origin::Tab);
+    assert_eq!(places.tab_pages(), None);
+}

@@ -1,20 +1,21 @@
-// Bookmarks searched by topic, end to end: with topic search and the bookmarks' switch on, a
-// bookmarked page is found by meaning whatever the period, and a page known only as a bookmark
-// (never visited) is understood by its bookmark's title, its vector kept while it is bookmarked.
-// The real model (multilingual-e5-small, the offscreen document's worker), real chrome.bookmarks
-// (the permission granted as a user grants it: browser_access.mjs), real chrome.history; no key,
-// no network.
+// Bookmarks and open tabs searched by topic, end to end: with topic search and their switches on,
+// a bookmarked page is found by meaning whatever the period, and a page known only as a bookmark
+// (never visited) or as an open tab (its history deleted) is understood by its bookmark's or tab's
+// title, its vector kept while it is bookmarked or open. The real model (multilingual-e5-small, the
+// offscreen document's worker), real chrome.bookmarks and real tabs (the permissions granted as a
+// user grants them: browser_access.mjs), real chrome.history; no key, no network from the
+// extension.
 //
 // Covered: a bookmark-only page found by a question sharing no word with its title, shown as a
 // bookmark in the popup's 24 h period; a history page bookmarked found outside its period as a
 // bookmark, and back to its period once unbookmarked; a bookmark retitled understood by its new
-// title; a bookmark removed takes its vector out of IndexedDB; `history:` leaves bookmarks out;
-// the bookmarks' switch off deletes the vector of every page known only as a bookmark and leaves
-// the history's.
+// title; a bookmark removed takes its vector out of IndexedDB; `history:` leaves bookmarks and tabs
+// out, `tab:` finds the tab; a tab closed takes its page's vector with it; the bookmarks' switch
+// off deletes the vector of every page known only as a bookmark and leaves the history's.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchExtension } from './support/launch.mjs';
-import { grantBookmarks } from './support/browser_access.mjs';
+import { PAST_GRANTS, grantBookmarks, grantTabs } from './support/browser_access.mjs';
 import { SEL, ask, openPopup } from './support/popup.mjs';
 import { flushEvents, waitUntil } from './support/settle.mjs';
 import { DAY, HOUR } from './support/fixtures.mjs';
@@ -36,16 +37,25 @@ function history(now) {
   ];
 }
 
-describe('bookmarks searched by topic', { timeout: 600_000 }, () => {
+describe('bookmarks and open tabs searched by topic', { timeout: 600_000 }, () => {
   let ext;
   let popup;
+  let options;
   const now = Date.now();
 
-  /** What topic search alone answers for `query` since `startMs`: each page's URL and whether it is shown as a bookmark. */
-  const understood = async (query, startMs) => {
-    const answer = await askWorker(popup, { type: 'understand', query, startMs, limit: 30 });
+  /**
+   * What topic search alone answers for `query` since `startMs`: each page's URL and whether it is
+   * shown as a bookmark. Asked from the options page: a question from the popup is the user asking,
+   * which pauses the build for a moment, and a wait that asks again and again would hold it paused.
+   */
+  const understood = async (query, startMs, { tab = false } = {}) => {
+    const answer = await askWorker(options, { type: 'understand', query, startMs, limit: 30 });
     assert.equal(answer?.type, 'understood', JSON.stringify(answer));
-    return answer.pages.map((p) => ({ url: p.url, bookmark: Boolean(p.marks?.bookmark) }));
+    return answer.pages.map((p) => ({
+      url: p.url,
+      bookmark: Boolean(p.marks?.bookmark),
+      ...(tab ? { tab: Boolean(p.marks?.tab), outsideHistory: Boolean(p.marks?.outsideHistory) } : {}),
+    }));
   };
   const urls = (pages) => pages.map((p) => p.url);
   /** Waits until every page known is understood and stored (the build over). */
@@ -58,9 +68,10 @@ describe('bookmarks searched by topic', { timeout: 600_000 }, () => {
   const dayAgo = () => Date.now() - 24 * HOUR;
 
   before(async () => {
-    ext = await launchExtension({ history: history(now), topics: true, pastGrants: ['bookmarks'] });
+    ext = await launchExtension({ history: history(now), topics: true, pastGrants: PAST_GRANTS });
     await grantBookmarks(ext);
     popup = await openPopup(ext);
+    options = await ext.openOptions();
     await built();
   });
   after(async () => ext?.close());
@@ -128,6 +139,36 @@ describe('bookmarks searched by topic', { timeout: 600_000 }, () => {
     await waitUntil(async () => !urls(await understood(question, day)).includes(TYRE.url), 'back to its period once unbookmarked');
     // Its vector is the history's: kept.
     assert.ok(await hasStoredVector(popup, TYRE.url));
+  });
+
+  test('a page open in a tab and outside the history is understood by its tab\'s title, and forgotten once the tab closes', async () => {
+    await grantTabs(ext);
+    const KNITTING = { url: 'https://crafts.example/knitting-cable-stitch', title: 'Knitting a cable stitch pattern step by step' };
+    await ext.context.route(/^https:\/\/crafts\.example\//, (route) => route.fulfill({
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      body: `<!doctype html><html><head><title>${KNITTING.title}</title></head><body>${KNITTING.title}</body></html>`,
+    }));
+    const tab = await ext.context.newPage();
+    await tab.goto(KNITTING.url);
+    // Visited, so in the history; taken out of it, the page is known only as an open tab.
+    await waitUntil(() => hasStoredVector(popup, KNITTING.url), 'the visited page understood');
+    await popup.evaluate((url) => chrome.history.deleteUrl({ url }), KNITTING.url);
+    const question = 'twisting wool strands with a needle';
+    const asTab = { url: KNITTING.url, bookmark: false, tab: true, outsideHistory: true };
+    let seen = [];
+    await waitUntil(
+      async () => (seen = await understood(question, dayAgo(), { tab: true })).some((p) => JSON.stringify(p) === JSON.stringify(asTab)),
+      'the page found as an open tab outside the history',
+      { describe: () => JSON.stringify(seen) },
+    );
+    assert.ok(await hasStoredVector(popup, KNITTING.url), 'its vector kept while the tab is open');
+    // `history:` leaves it out; `tab:` alone finds it.
+    assert.ok(!urls(await understood(`history: ${question}`, dayAgo())).includes(KNITTING.url));
+    assert.ok(urls(await understood(`tab: ${question}`, dayAgo())).includes(KNITTING.url));
+    await tab.close();
+    await waitUntil(async () => !(await hasStoredVector(popup, KNITTING.url)), 'the closed tab\'s vector deleted');
+    assert.ok(!urls(await understood(question, dayAgo())).includes(KNITTING.url));
   });
 
   test('the bookmarks\' switch off deletes the vectors of the pages known only as bookmarks, and keeps the history\'s', async () => {
