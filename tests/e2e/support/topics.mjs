@@ -91,20 +91,10 @@ export async function storedVectors(page) {
 
 /** Whether IndexedDB holds a vector record for the page at `url` (its key: the cleaned URL). */
 export async function hasStoredVector(page, url) {
-  return page.evaluate((key) => new Promise((resolve, reject) => {
-    const open = indexedDB.open('history-chat');
-    open.onerror = () => reject(open.error);
-    open.onsuccess = () => {
-      const db = open.result;
-      if (!db.objectStoreNames.contains('vectors')) { db.close(); resolve(false); return; }
-      const get = db.transaction('vectors').objectStore('vectors').getKey(key);
-      get.onsuccess = () => { db.close(); resolve(get.result === key); };
-      get.onerror = () => reject(get.error);
-    };
-  }), url);
+  return (await storedVector(page, url)) !== null;
 }
 
-/** The stored vector record of the page at `url`, as an array of bytes (`null`: none). */
+/** The stored vector record of the page at `url` (its key: the cleaned URL), as an array of bytes (`null`: none). */
 export async function storedVector(page, url) {
   return page.evaluate((key) => new Promise((resolve, reject) => {
     const open = indexedDB.open('history-chat');
