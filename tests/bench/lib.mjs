@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LIMIT_MS } from '../e2e/support/settle.mjs';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ARTIFACTS = path.join(REPO_ROOT, 'artifacts', 'bench');
@@ -91,4 +92,13 @@ export function instrumentCommitted([search, answerSel, live]) {
       }
     }
   }).observe(document, { childList: true, subtree: true, characterData: true });
+}
+
+/** Clicks the options page's switch named `label` once it is enabled, and waits for its `status` line. */
+export async function clickSwitch(options, label, status) {
+  const sel = `input[type="checkbox"][aria-label="${label}"]`;
+  await options.locator(sel).waitFor({ timeout: LIMIT_MS });
+  await options.waitForFunction((sel) => !document.querySelector(sel).disabled, sel, { timeout: LIMIT_MS });
+  await options.locator(sel).click();
+  await options.locator('[role="status"]', { hasText: status }).waitFor({ timeout: LIMIT_MS });
 }

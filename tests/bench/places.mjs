@@ -40,7 +40,7 @@ import { largeHistory } from '../e2e/support/fixtures.mjs';
 import { SEL } from '../e2e/support/popup.mjs';
 import { LIVE, instrumentedPopup, openAndAsk, stopServiceWorker, waitForIndex, waitForSnapshot } from '../e2e/support/live.mjs';
 import { LIMIT_MS } from '../e2e/support/settle.mjs';
-import { fmt, percentile, report, table, verdict } from './lib.mjs';
+import { clickSwitch, fmt, percentile, report, table, verdict } from './lib.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const ENTRIES = Number(process.env.BENCH_ENTRIES || 10_000);
@@ -60,14 +60,6 @@ function servedPage(url) {
   const title = new URL(url, 'http://127.0.0.1').searchParams.get('t') ?? 'Untitled';
   const text = title.replace(/[<&>]/g, ' ');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${text}</title></head><body>${text}</body></html>`;
-}
-
-async function clickSwitch(options, label, status) {
-  const box = options.locator(`input[type="checkbox"][aria-label="${label}"]`);
-  await box.waitFor({ timeout: LIMIT_MS });
-  await options.waitForFunction((sel) => !document.querySelector(sel).disabled, `input[type="checkbox"][aria-label="${label}"]`, { timeout: LIMIT_MS });
-  await box.click();
-  await options.locator('[role="status"]', { hasText: status }).waitFor({ timeout: LIMIT_MS });
 }
 
 /** The places search for `query`, from an extension page: the addresses. */

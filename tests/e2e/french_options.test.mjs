@@ -69,7 +69,7 @@ const ENGLISH = [
   'Bookmarks and open tabs',
   'Search my bookmarks',
   'Search my open tabs',
-  'kept in memory only',
+  'nothing of them is sent',
   'Find pages by what they were about',
   'A small language model that comes with the extension',
   'Page content',
