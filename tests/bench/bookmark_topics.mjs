@@ -19,11 +19,10 @@ import { PAST_GRANTS } from '../e2e/support/browser_access.mjs';
 import { largeHistory } from '../e2e/support/fixtures.mjs';
 import { waitForIndex, waitForSnapshot } from '../e2e/support/live.mjs';
 import { semanticState, waitForSemantic } from '../e2e/support/topics.mjs';
-import { clickSwitch, fmt, report, table } from './lib.mjs';
+import { addBookmarks, clickSwitch, fmt, report, table } from './lib.mjs';
 
 const BOOKMARKS = Number(process.env.BENCH_BOOKMARKS || 5_000);
 const ENTRIES = Number(process.env.BENCH_ENTRIES || 1_000);
-const FOLDERS = ['Rust', 'Databases', 'Recettes', 'Voyages', 'Jardin', 'Papers', 'Music', 'Work', 'News', 'Santé'];
 const ON = ['Search my bookmarks', 'Your bookmarks are searched with your history.'];
 const OFF = ['Search my bookmarks', 'Your bookmarks are no longer searched; History Chat keeps nothing of them.'];
 /** The build of thousands of pages on a shared 2-core machine: a failure limit only. */
@@ -38,15 +37,7 @@ try {
   const history = await waitForSemantic(options, 'ready', { limit: BUILD_LIMIT_MS });
   process.stderr.write(`bookmark topics bench: the history understood (${history.total} pages)\n`);
   await clickSwitch(options, ...ON);
-  await options.evaluate(async ({ folders, bookmarks }) => {
-    const ids = [];
-    for (const [n, title] of folders.entries()) {
-      ids.push((await chrome.bookmarks.create({ parentId: n % 2 ? '1' : '2', title })).id);
-    }
-    for (const [n, b] of bookmarks.entries()) {
-      await chrome.bookmarks.create({ parentId: ids[n % ids.length], title: b.title, url: b.url });
-    }
-  }, { folders: FOLDERS, bookmarks: largeHistory(BOOKMARKS, now, 7).map(({ url, title }) => ({ url, title })) });
+  await addBookmarks(options, largeHistory(BOOKMARKS, now, 7));
   await clickSwitch(options, ...OFF);
   let state = await waitForSemantic(options, 'ready', { limit: BUILD_LIMIT_MS });
   while (state.total !== history.total) {

@@ -102,3 +102,23 @@ export async function clickSwitch(options, label, status) {
   await options.locator(sel).click();
   await options.locator('[role="status"]', { hasText: status }).waitFor({ timeout: LIMIT_MS });
 }
+
+/** The folders the benches file their bookmarks in. */
+export const BOOKMARK_FOLDERS = ['Rust', 'Databases', 'Recettes', 'Voyages', 'Jardin', 'Papers', 'Music', 'Work', 'News', 'Santé'];
+
+/**
+ * Adds `bookmarks` ({ url, title }) with chrome.bookmarks.create from an extension page holding the
+ * permission, filed in turn in the folders BOOKMARK_FOLDERS (made first, in the bar and "Other
+ * bookmarks").
+ */
+export async function addBookmarks(page, bookmarks) {
+  await page.evaluate(async ({ folders, bookmarks }) => {
+    const ids = [];
+    for (const [n, title] of folders.entries()) {
+      ids.push((await chrome.bookmarks.create({ parentId: n % 2 ? '1' : '2', title })).id);
+    }
+    for (const [n, b] of bookmarks.entries()) {
+      await chrome.bookmarks.create({ parentId: ids[n % ids.length], title: b.title, url: b.url });
+    }
+  }, { folders: BOOKMARK_FOLDERS, bookmarks: bookmarks.map(({ url, title }) => ({ url, title })) });
+}

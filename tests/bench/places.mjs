@@ -40,7 +40,7 @@ import { largeHistory } from '../e2e/support/fixtures.mjs';
 import { SEL } from '../e2e/support/popup.mjs';
 import { LIVE, instrumentedPopup, openAndAsk, stopServiceWorker, waitForIndex, waitForSnapshot } from '../e2e/support/live.mjs';
 import { LIMIT_MS } from '../e2e/support/settle.mjs';
-import { clickSwitch, fmt, percentile, report, table, verdict } from './lib.mjs';
+import { addBookmarks, clickSwitch, fmt, percentile, report, table, verdict } from './lib.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const ENTRIES = Number(process.env.BENCH_ENTRIES || 10_000);
@@ -48,7 +48,6 @@ const TOPICS = process.env.BENCH_TOPICS === '1';
 const TYPING = process.env.BENCH_TYPING !== '0';
 const BOOKMARKS = 5_000;
 const TABS = 200;
-const FOLDERS = ['Rust', 'Databases', 'Recettes', 'Voyages', 'Jardin', 'Papers', 'Music', 'Work', 'News', 'Santé'];
 
 const now = Date.now();
 const history = largeHistory(ENTRIES, now);
@@ -78,15 +77,7 @@ async function setUp(name, dist, on) {
   if (on) {
     await clickSwitch(options, 'Search my bookmarks', 'Your bookmarks are searched with your history.');
     await clickSwitch(options, 'Search my open tabs', 'Your open tabs are searched with your history.');
-    await options.evaluate(async ({ folders, bookmarks }) => {
-      const ids = [];
-      for (const [n, title] of folders.entries()) {
-        ids.push((await chrome.bookmarks.create({ parentId: n % 2 ? '1' : '2', title })).id);
-      }
-      for (const [n, b] of bookmarks.entries()) {
-        await chrome.bookmarks.create({ parentId: ids[n % ids.length], title: b.title, url: b.url });
-      }
-    }, { folders: FOLDERS, bookmarks: marks.slice(0, BOOKMARKS).map(({ url, title }) => ({ url, title })) });
+    await addBookmarks(options, marks.slice(0, BOOKMARKS));
     const tabs = marks.slice(BOOKMARKS).map((m, n) => `http://127.0.0.1:${server.address().port}/${n}?t=${encodeURIComponent(m.title)}`);
     await options.evaluate(async (urls) => {
       const created = [];
