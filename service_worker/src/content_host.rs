@@ -341,7 +341,7 @@ pub async fn search(
         urls.push(hit.url.clone());
         matches.insert(hit.url.clone(), hit);
     }
-    // A page is shown as the history's when it is one of the period's, else as a bookmark.
+    // A page is shown as the history's when it is one of the period's, else as a bookmark or tab.
     let mut pages = index_host::history_or_places(&urls, start_ms, origins, places);
     pages.truncate(limit);
     // The texts the store no longer holds are in the shown pages' records.
